@@ -1,0 +1,120 @@
+/**
+ * CLI plumbing: each command declares its options (node:util parseArgs
+ * shapes) and a run function; every command gets --data-dir and --json.
+ * Output is human text, or with --json exactly one JSON document on stdout
+ * (snake_case keys). Errors go to stderr with a non-zero exit.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { AppError, isAppError } from '../../src-shared/errors';
+import { resolveDataDir } from '../store/data-dir';
+import { openService, type MerchantConsoleService } from '../service';
+
+type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+
+export interface CommandIo {
+  out(text: string): void;
+  err(text: string): void;
+  readStdin(): Promise<string>;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface CommandArgs {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+  json: boolean;
+  dataDir: string;
+}
+
+export interface CommandDef {
+  /** Words after the program name, e.g. "merchant create". */
+  name: string;
+  summary: string;
+  usage: string;
+  options?: OptionSpec;
+  /** Positional arguments expected (exact count). */
+  positionals?: number;
+  /** Returns the value to print: with --json as JSON, else `human(value)`. */
+  run(args: CommandArgs, io: CommandIo): Promise<unknown> | unknown;
+  /** Text for humans; without it the value is printed as JSON. */
+  human?(value: unknown): string;
+}
+
+/** Ties a command's human formatter to the type its run returns. */
+export function defineCommand<T>(
+  def: Omit<CommandDef, 'run' | 'human'> & { run(args: CommandArgs, io: CommandIo): T | Promise<T>; human?(value: T): string },
+): CommandDef {
+  return def as CommandDef;
+}
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export const COMMON_OPTIONS = {
+  'data-dir': { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies OptionSpec;
+
+export function parseCommandArgs(def: CommandDef, argv: string[], env: NodeJS.ProcessEnv): CommandArgs & { help: boolean } {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, ...def.options }, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const help = values.help === true;
+  if (!help && def.positionals !== undefined && positionals.length !== def.positionals) {
+    throw new UsageError(`expected ${def.positionals} argument(s), got ${positionals.length}`);
+  }
+  return {
+    values: values as CommandArgs['values'],
+    positionals,
+    json: values.json === true,
+    dataDir: resolveDataDir(values['data-dir'] as string | undefined, env),
+    help,
+  };
+}
+
+/** Opens the service for an admin command and closes it afterwards. */
+export async function withService<T>(args: CommandArgs, fn: (service: MerchantConsoleService) => T | Promise<T>): Promise<T> {
+  const service = openService({ dataDir: args.dataDir });
+  try {
+    return await fn(service);
+  } finally {
+    service.close();
+  }
+}
+
+export function stringOption(args: CommandArgs, name: string): string | undefined {
+  const v = args.values[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function requiredOption(args: CommandArgs, name: string): string {
+  const v = stringOption(args, name);
+  if (v === undefined) throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+/** A positive integer id from a positional or option. */
+export function idArgument(value: string | undefined, what: string): number {
+  if (value === undefined || !/^[1-9][0-9]{0,15}$/.test(value)) throw new UsageError(`${what} must be a positive integer id`);
+  return Number(value);
+}
+
+export function intOption(args: CommandArgs, name: string): number | undefined {
+  const v = stringOption(args, name);
+  if (v === undefined) return undefined;
+  if (!/^-?[0-9]{1,15}$/.test(v)) throw new UsageError(`--${name} must be an integer`);
+  return Number(v);
+}
+
+export function describeError(err: unknown): string {
+  if (isAppError(err)) return (err as AppError).message;
+  return err instanceof Error ? err.message : String(err);
+}

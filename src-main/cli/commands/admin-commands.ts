@@ -1,0 +1,314 @@
+/** merchant, channel and payment-method administration. */
+import { parseOrThrow } from '../../../src-shared/validation/parse';
+import {
+  channelCreateInput,
+  channelLinkInput,
+  channelUpdateInput,
+  merchantCreateInput,
+  merchantUpdateInput,
+  paymentMethodAddInput,
+  type ChannelAdminView,
+  type ChannelLinkView,
+  type MerchantView,
+  type MerchantWithSecretView,
+  type PaymentMethodView,
+} from '../../../src-shared/schemas/operator';
+import {
+  idArgument,
+  intOption,
+  requiredOption,
+  stringOption,
+  UsageError,
+  withService,
+  defineCommand,
+  type CommandArgs,
+  type CommandDef,
+} from '../command';
+
+function table(rows: Record<string, unknown>[], columns: string[]): string {
+  if (rows.length === 0) return '(none)';
+  const cells = rows.map((r) => columns.map((c) => (r[c] === null || r[c] === undefined ? '' : String(r[c]))));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
+  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(columns), ...cells.map(line)].join('\n');
+}
+
+function merchantWithSecretText(m: MerchantWithSecretView): string {
+  return [
+    `merchant ${m.id}: ${m.name}`,
+    `  api_key:    ${m.api_key}`,
+    `  api_secret: ${m.api_secret}   (shown only now; store it safely)`,
+    `  sign_type:  ${m.sign_type}`,
+    `  callback:   ${m.callback_url ?? '(none)'}`,
+  ].join('\n');
+}
+
+function optionalBoolean(args: CommandArgs, on: string, off: string): boolean | undefined {
+  if (args.values[on] === true && args.values[off] === true) throw new UsageError(`--${on} and --${off} exclude each other`);
+  if (args.values[on] === true) return true;
+  if (args.values[off] === true) return false;
+  return undefined;
+}
+
+function feeOptions(args: CommandArgs) {
+  const out: Record<string, unknown> = {};
+  const serviceRate = stringOption(args, 'service-rate');
+  const passageRate = stringOption(args, 'passage-rate');
+  const depositRate = intOption(args, 'deposit-rate');
+  const baseRate = intOption(args, 'base-rate');
+  if (serviceRate !== undefined) out.service_rate = serviceRate;
+  if (passageRate !== undefined) out.passage_rate = passageRate;
+  if (depositRate !== undefined) out.deposit_rate = depositRate;
+  if (baseRate !== undefined) out.base_rate = baseRate;
+  return out;
+}
+
+const FEE_OPTIONS = {
+  'service-rate': { type: 'string' },
+  'passage-rate': { type: 'string' },
+  'deposit-rate': { type: 'string' },
+  'base-rate': { type: 'string' },
+} as const;
+
+function parseConfigJson(args: CommandArgs): Record<string, unknown> | undefined {
+  const text = stringOption(args, 'config-json');
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new UsageError('--config-json must be a JSON object of strings');
+  }
+}
+
+const CHANNEL_COLUMNS = ['id', 'category', 'name', 'pay_method', 'service_rate', 'passage_rate', 'deposit_rate', 'base_rate', 'min_amount', 'max_amount', 'enabled'];
+
+export const adminCommands: CommandDef[] = [
+  defineCommand({
+    name: 'merchant create',
+    summary: 'create a merchant; prints its api_key and api_secret (shown once)',
+    usage: 'merchant create --name N [--callback-url U] [--sign-type hmac-sha256|md5]',
+    options: { name: { type: 'string' }, 'callback-url': { type: 'string' }, 'sign-type': { type: 'string' } },
+    positionals: 0,
+    run: (args) =>
+      withService(args, (s) => {
+        const input = parseOrThrow(
+          merchantCreateInput,
+          { name: requiredOption(args, 'name'), callback_url: stringOption(args, 'callback-url'), sign_type: stringOption(args, 'sign-type') },
+          'options',
+        );
+        return s.services.merchants.create(input);
+      }),
+    human: merchantWithSecretText,
+  }),
+  defineCommand({
+    name: 'merchant list',
+    summary: 'list merchants (never their secrets)',
+    usage: 'merchant list',
+    positionals: 0,
+    run: (args) => withService(args, (s) => s.services.merchants.list()),
+    human: (rows: MerchantView[]) =>
+      table(rows as unknown as Record<string, unknown>[], ['id', 'name', 'api_key', 'sign_type', 'callback_url', 'enabled']),
+  }),
+  defineCommand({
+    name: 'merchant update',
+    summary: "change a merchant's name, callback URL, sign type or enabled flag",
+    usage: 'merchant update ID [--name N] [--callback-url U|--no-callback] [--sign-type T] [--enable|--disable]',
+    options: {
+      name: { type: 'string' },
+      'callback-url': { type: 'string' },
+      'no-callback': { type: 'boolean' },
+      'sign-type': { type: 'string' },
+      enable: { type: 'boolean' },
+      disable: { type: 'boolean' },
+    },
+    positionals: 1,
+    run: (args) =>
+      withService(args, (s) => {
+        const callbackUrl = args.values['no-callback'] === true ? null : stringOption(args, 'callback-url');
+        const input = parseOrThrow(
+          merchantUpdateInput,
+          {
+            id: idArgument(args.positionals[0], 'ID'),
+            name: stringOption(args, 'name'),
+            callback_url: callbackUrl,
+            sign_type: stringOption(args, 'sign-type'),
+            enabled: optionalBoolean(args, 'enable', 'disable'),
+          },
+          'options',
+        );
+        return s.services.merchants.update(input);
+      }),
+    human: (m: MerchantView) => `merchant ${m.id} updated`,
+  }),
+  defineCommand({
+    name: 'merchant rotate-secret',
+    summary: 'replace the api_secret of a merchant; the old one stops working at once',
+    usage: 'merchant rotate-secret ID',
+    positionals: 1,
+    run: (args) => withService(args, (s) => s.services.merchants.rotateSecret(idArgument(args.positionals[0], 'ID'))),
+    human: merchantWithSecretText,
+  }),
+  defineCommand({
+    name: 'channel create',
+    summary: 'create a payment channel',
+    usage:
+      'channel create --category alpha|beta|gamma --name N --pay-methods wxpay,alipay,bank [--service-rate R] [--passage-rate R] ' +
+      '[--deposit-rate BP] [--base-rate BP] [--min-amount YUAN] [--max-amount YUAN] [--config-json JSON] [--disabled]',
+    options: {
+      category: { type: 'string' },
+      name: { type: 'string' },
+      'pay-methods': { type: 'string' },
+      ...FEE_OPTIONS,
+      'min-amount': { type: 'string' },
+      'max-amount': { type: 'string' },
+      'config-json': { type: 'string' },
+      disabled: { type: 'boolean' },
+    },
+    positionals: 0,
+    run: (args) =>
+      withService(args, (s) => {
+        const input = parseOrThrow(
+          channelCreateInput,
+          {
+            category: requiredOption(args, 'category'),
+            name: requiredOption(args, 'name'),
+            pay_methods: requiredOption(args, 'pay-methods').split(',').map((m) => m.trim()),
+            ...feeOptions(args),
+            min_amount: stringOption(args, 'min-amount'),
+            max_amount: stringOption(args, 'max-amount'),
+            config: parseConfigJson(args),
+            enabled: args.values.disabled === true ? false : undefined,
+          },
+          'options',
+        );
+        return s.services.channels.create(input);
+      }),
+    human: (c: ChannelAdminView) => `channel ${c.id} created: ${c.category} "${c.name}" (${c.pay_method})`,
+  }),
+  defineCommand({
+    name: 'channel update',
+    summary: 'change a channel (config, when given, replaces the whole config)',
+    usage:
+      'channel update ID [--name N] [--pay-methods LIST] [--service-rate R] [--passage-rate R] [--deposit-rate BP] [--base-rate BP] ' +
+      '[--min-amount YUAN] [--max-amount YUAN] [--config-json JSON] [--enable|--disable]',
+    options: {
+      name: { type: 'string' },
+      'pay-methods': { type: 'string' },
+      ...FEE_OPTIONS,
+      'min-amount': { type: 'string' },
+      'max-amount': { type: 'string' },
+      'config-json': { type: 'string' },
+      enable: { type: 'boolean' },
+      disable: { type: 'boolean' },
+    },
+    positionals: 1,
+    run: (args) =>
+      withService(args, (s) => {
+        const payMethods = stringOption(args, 'pay-methods');
+        const input = parseOrThrow(
+          channelUpdateInput,
+          {
+            id: idArgument(args.positionals[0], 'ID'),
+            name: stringOption(args, 'name'),
+            pay_methods: payMethods?.split(',').map((m) => m.trim()),
+            ...feeOptions(args),
+            min_amount: stringOption(args, 'min-amount'),
+            max_amount: stringOption(args, 'max-amount'),
+            config: parseConfigJson(args),
+            enabled: optionalBoolean(args, 'enable', 'disable'),
+          },
+          'options',
+        );
+        return s.services.channels.update(input);
+      }),
+    human: (c: ChannelAdminView) => `channel ${c.id} updated`,
+  }),
+  defineCommand({
+    name: 'channel list',
+    summary: 'list channels (sensitive config masked)',
+    usage: 'channel list',
+    positionals: 0,
+    run: (args) => withService(args, (s) => s.services.channels.list()),
+    human: (rows: ChannelAdminView[]) => table(rows as unknown as Record<string, unknown>[], CHANNEL_COLUMNS),
+  }),
+  defineCommand({
+    name: 'channel link',
+    summary: 'link a channel to a merchant, optionally overriding its fee settings',
+    usage: 'channel link --merchant ID --channel ID [--service-rate R] [--passage-rate R] [--deposit-rate BP] [--base-rate BP]',
+    options: { merchant: { type: 'string' }, channel: { type: 'string' }, ...FEE_OPTIONS },
+    positionals: 0,
+    run: (args) =>
+      withService(args, (s) => {
+        const input = parseOrThrow(
+          channelLinkInput,
+          {
+            merchant_id: idArgument(requiredOption(args, 'merchant'), '--merchant'),
+            channel_id: idArgument(requiredOption(args, 'channel'), '--channel'),
+            ...feeOptions(args),
+          },
+          'options',
+        );
+        return s.services.channels.link(input);
+      }),
+    human: (l: ChannelLinkView) =>
+      `channel ${l.channel_id} linked to merchant ${l.merchant_id}; effective fees: service_rate ${l.effective.service_rate}, ` +
+      `passage_rate ${l.effective.passage_rate}, deposit_rate ${l.effective.deposit_rate} bp, base_rate ${l.effective.base_rate} bp`,
+  }),
+  defineCommand({
+    name: 'channel unlink',
+    summary: 'remove the link between a channel and a merchant',
+    usage: 'channel unlink --merchant ID --channel ID',
+    options: { merchant: { type: 'string' }, channel: { type: 'string' } },
+    positionals: 0,
+    run: (args) =>
+      withService(args, (s) => {
+        const merchantId = idArgument(requiredOption(args, 'merchant'), '--merchant');
+        const channelId = idArgument(requiredOption(args, 'channel'), '--channel');
+        s.services.channels.unlink(merchantId, channelId);
+        return { merchant_id: merchantId, channel_id: channelId, unlinked: true };
+      }),
+    human: (r: { merchant_id: number; channel_id: number }) => `channel ${r.channel_id} unlinked from merchant ${r.merchant_id}`,
+  }),
+  defineCommand({
+    name: 'payment-method add',
+    summary: "register a merchant's settlement account (payee of beta/gamma sell orders)",
+    usage: 'payment-method add --merchant ID --kind wxpay|alipay|bank --card-number N --real-name NAME [--bank B] [--sub-bank S]',
+    options: {
+      merchant: { type: 'string' },
+      kind: { type: 'string' },
+      'card-number': { type: 'string' },
+      'real-name': { type: 'string' },
+      bank: { type: 'string' },
+      'sub-bank': { type: 'string' },
+    },
+    positionals: 0,
+    run: (args) =>
+      withService(args, (s) =>
+        s.services.paymentMethods.add(
+          parseOrThrow(
+            paymentMethodAddInput,
+            {
+              merchant_id: idArgument(requiredOption(args, 'merchant'), '--merchant'),
+              kind: requiredOption(args, 'kind'),
+              card_number: requiredOption(args, 'card-number'),
+              real_name: requiredOption(args, 'real-name'),
+              bank: stringOption(args, 'bank'),
+              sub_bank: stringOption(args, 'sub-bank'),
+            },
+            'options',
+          ),
+        ),
+      ),
+    human: (p: PaymentMethodView) => `payment method ${p.id} added: ${p.kind} ${p.card_number} (${p.real_name})`,
+  }),
+  defineCommand({
+    name: 'payment-method list',
+    summary: "list a merchant's payee accounts (card numbers masked)",
+    usage: 'payment-method list --merchant ID',
+    options: { merchant: { type: 'string' } },
+    positionals: 0,
+    run: (args) => withService(args, (s) => s.services.paymentMethods.listOfMerchant(idArgument(requiredOption(args, 'merchant'), '--merchant'))),
+    human: (rows: PaymentMethodView[]) =>
+      table(rows as unknown as Record<string, unknown>[], ['id', 'kind', 'source', 'bank', 'sub_bank', 'card_number', 'real_name', 'enabled']),
+  }),
+];

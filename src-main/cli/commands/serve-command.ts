@@ -1,0 +1,109 @@
+import { DEFAULT_BASE_PATH, DEFAULT_HOST, DEFAULT_PORT } from '../../../src-shared/constants';
+import { isEmptyStore, seedDemo } from '../../demo-seed';
+import { startListener } from '../../http/server';
+import { openService } from '../../service';
+import { acquireDataDirLock } from '../../store/data-dir';
+import { defineCommand, stringOption, UsageError, type CommandIo } from '../command';
+
+const NONCE_PURGE_INTERVAL_MS = 60_000;
+
+export const serveCommand = defineCommand({
+  name: 'serve',
+  summary: 'run the service headless: the merchant HTTP API on an embedded SQLite store',
+  usage: 'serve [--host 127.0.0.1] [--port 8787] [--base-path /addons/paychannel] [--public-url URL] [--demo]',
+  options: {
+    host: { type: 'string' },
+    port: { type: 'string' },
+    'base-path': { type: 'string' },
+    'public-url': { type: 'string' },
+    demo: { type: 'boolean' },
+  },
+  positionals: 0,
+  async run(args, io: CommandIo) {
+    const portText = stringOption(args, 'port') ?? String(DEFAULT_PORT);
+    if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) > 65535) throw new UsageError('--port must be 0-65535');
+    const host = stringOption(args, 'host') ?? DEFAULT_HOST;
+    const basePath = stringOption(args, 'base-path') ?? DEFAULT_BASE_PATH;
+
+    const lock = acquireDataDirLock(args.dataDir);
+    let service;
+    try {
+      service = openService({ dataDir: args.dataDir });
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+    const demo = args.values.demo === true && isEmptyStore(service) ? seedDemo(service) : undefined;
+
+    let listener;
+    try {
+      listener = await startListener(service, {
+        host,
+        port: Number(portText),
+        basePath,
+        publicUrl: stringOption(args, 'public-url'),
+        logger: { level: io.env.MERCHANT_CONSOLE_LOG_LEVEL ?? 'warn' },
+      });
+    } catch (err) {
+      service.close();
+      lock.release();
+      const code = (err as { code?: string }).code;
+      if (code === 'EADDRINUSE') throw new UsageError(`port ${portText} on ${host} is already in use; pick another with --port`);
+      throw err;
+    }
+    lock.describe({ url: listener.url });
+
+    const purge = setInterval(() => service.services.requestAuth.purgeExpiredNonces(), NONCE_PURGE_INTERVAL_MS);
+    purge.unref();
+
+    const summary = {
+      listening: listener.url,
+      merchant_api: `${listener.url}${basePath === '/' ? '' : basePath}/merchant/`,
+      data_dir: args.dataDir,
+      pid: process.pid,
+      demo: demo
+        ? {
+            merchant_id: demo.merchant.id,
+            api_key: demo.merchant.api_key,
+            api_secret: demo.merchant.api_secret,
+            sign_type: demo.merchant.sign_type,
+            channels: demo.channels.map((c) => ({ id: c.id, category: c.category, name: c.name })),
+          }
+        : null,
+    };
+    if (args.json) io.out(JSON.stringify(summary));
+    else {
+      io.out(`merchant-console listening on ${summary.listening}`);
+      io.out(`  merchant API: ${summary.merchant_api}`);
+      io.out(`  data dir:     ${summary.data_dir}`);
+      if (summary.demo) {
+        io.out('  demo merchant seeded (the secret is shown only now):');
+        io.out(`    merchant_id: ${summary.demo.merchant_id}`);
+        io.out(`    api_key:     ${summary.demo.api_key}`);
+        io.out(`    api_secret:  ${summary.demo.api_secret}`);
+        io.out(`    channels:    ${summary.demo.channels.map((c) => `${c.id}=${c.category}`).join(', ')}`);
+      }
+    }
+
+    await new Promise<void>((resolve) => {
+      let stopping = false;
+      const stop = (signal: NodeJS.Signals) => {
+        if (stopping) return;
+        stopping = true;
+        io.err(`${signal}: draining connections and closing the store`);
+        clearInterval(purge);
+        listener
+          .close()
+          .catch((err: unknown) => io.err(`error while closing the listener: ${(err as Error).message}`))
+          .finally(() => {
+            service.close();
+            lock.release();
+            resolve();
+          });
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    return undefined;
+  },
+});

@@ -1,0 +1,76 @@
+/**
+ * Encryption at rest for secrets (merchant api_secret, channel config,
+ * payee data): AES-256-GCM under a local master key. The master key lives
+ * in the data dir as a 0600 file; the desktop shell can wrap it with the OS
+ * keychain by supplying its own MasterKeyStore.
+ */
+import { createCipheriv, createDecipheriv, randomBytes, createHmac } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const VERSION_PREFIX = 'v1:';
+const KEY_BYTES = 32;
+
+export interface SecretBox {
+  seal(plaintext: string): string;
+  open(sealed: string): string;
+  /** Keyed fingerprint for equality lookups on encrypted values (no plaintext index). */
+  fingerprint(plaintext: string): string;
+}
+
+export function createSecretBox(masterKey: Buffer): SecretBox {
+  if (masterKey.length !== KEY_BYTES) throw new Error('master key must be 32 bytes');
+  const encKey = createHmac('sha256', masterKey).update('merchant-console/enc').digest();
+  const macKey = createHmac('sha256', masterKey).update('merchant-console/fingerprint').digest();
+  return {
+    seal(plaintext) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', encKey, iv);
+      const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      return VERSION_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+    },
+    open(sealed) {
+      if (!sealed.startsWith(VERSION_PREFIX)) throw new Error('unknown secret format');
+      const raw = Buffer.from(sealed.slice(VERSION_PREFIX.length), 'base64');
+      const decipher = createDecipheriv('aes-256-gcm', encKey, raw.subarray(0, 12));
+      decipher.setAuthTag(raw.subarray(12, 28));
+      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    },
+    fingerprint(plaintext) {
+      return createHmac('sha256', macKey).update(plaintext, 'utf8').digest('hex');
+    },
+  };
+}
+
+/** Where the master key comes from. */
+export interface MasterKeyStore {
+  /** Returns the key, creating it on first use. */
+  loadOrCreate(): Buffer;
+}
+
+export const MASTER_KEY_FILE = 'master.key';
+
+/** The plain 0600 key file in the data dir (headless `serve`, CLI, tests). */
+export function fileMasterKeyStore(dataDir: string): MasterKeyStore {
+  const file = path.join(dataDir, MASTER_KEY_FILE);
+  return {
+    loadOrCreate() {
+      try {
+        const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
+        if (key.length !== KEY_BYTES) throw new Error(`${file} does not hold a 32-byte key`);
+        return key;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+      const key = randomBytes(KEY_BYTES);
+      try {
+        // 'wx': never overwrite a key another process just wrote.
+        fs.writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+        return key;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') return this.loadOrCreate();
+        throw err;
+      }
+    },
+  };
+}

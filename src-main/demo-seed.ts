@@ -1,0 +1,43 @@
+/**
+ * Demo data for `serve --demo` on an empty data dir: one merchant, one
+ * sandbox channel per category linked to it, and settlement accounts for
+ * beta/gamma sells. The secret is random per data dir, printed once.
+ */
+import type { MerchantWithSecretView } from '../src-shared/schemas/operator';
+import type { ChannelAdminView } from '../src-shared/schemas/operator';
+import type { MerchantConsoleService } from './service';
+
+export interface DemoSeed {
+  merchant: MerchantWithSecretView;
+  channels: ChannelAdminView[];
+}
+
+export function isEmptyStore(service: MerchantConsoleService): boolean {
+  return service.services.merchants.list().length === 0 && service.services.channels.list().length === 0;
+}
+
+export function seedDemo(service: MerchantConsoleService): DemoSeed {
+  const { merchants, channels, paymentMethods } = service.services;
+  return service.db.transaction(() => {
+    const merchant = merchants.create({ name: 'Demo Merchant', sign_type: 'hmac-sha256', callback_url: null });
+    const created = (['alpha', 'beta', 'gamma'] as const).map((category) =>
+      channels.create({
+        category,
+        name: `Sandbox ${category}`,
+        pay_methods: ['wxpay', 'alipay', 'bank'],
+        driver: 'sandbox',
+        service_rate: '0.006',
+        passage_rate: category === 'gamma' ? '-0.001' : '0.002',
+        deposit_rate: 50,
+        base_rate: 30,
+        min_amount: 100,
+        max_amount: 5_000_000,
+      }),
+    );
+    for (const c of created) channels.link({ merchant_id: merchant.id, channel_id: c.id });
+    paymentMethods.add({ merchant_id: merchant.id, kind: 'bank', bank: '中国工商银行', sub_bank: '北京朝阳支行', card_number: '6222020200112233445', real_name: '演示商户' });
+    paymentMethods.add({ merchant_id: merchant.id, kind: 'alipay', card_number: 'demo-merchant@example.com', real_name: '演示商户' });
+    paymentMethods.add({ merchant_id: merchant.id, kind: 'wxpay', card_number: 'wxid_demo_merchant', real_name: '演示商户' });
+    return { merchant, channels: created };
+  })();
+}

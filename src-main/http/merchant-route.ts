@@ -1,0 +1,122 @@
+/**
+ * Schema-first merchant routes. Each route declares its body schema, an
+ * optional query schema, its response (data) schema and whether it writes.
+ * The wrapper runs the same steps for all of them:
+ *   body is a JSON object → signature verified → nonce consumed (one durable
+ *   write, shared with the route's own write when it has one) → body/query
+ *   validated → service → envelope serialised through the response schema.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AppError, ErrorCode } from '../../src-shared/errors';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../src-shared/json/lossless-json';
+import { parseOrThrow } from '../../src-shared/validation/parse';
+import type { MerchantRow } from '../repositories/merchant-repository';
+import type { MerchantConsoleService } from '../service';
+import { envelopeJsonSchema, successEnvelope } from './envelope';
+
+export interface MerchantRouteContext<B, Q> {
+  merchant: MerchantRow;
+  body: B;
+  query: Q;
+  request: FastifyRequest;
+}
+
+interface MerchantRouteBase<B extends z.ZodType, Q extends z.ZodType, R extends z.ZodType> {
+  /** Path below `{base_path}/merchant/`. */
+  name: string;
+  body: B;
+  query?: Q;
+  response: R;
+  /** Success message of the envelope. */
+  message?: string;
+  /** Adds the envelope's `time` member (createOrder). */
+  withTime?: boolean;
+}
+
+export interface ReadRoute<B extends z.ZodType, Q extends z.ZodType, R extends z.ZodType> extends MerchantRouteBase<B, Q, R> {
+  kind: 'read';
+  handle(ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): z.output<R>;
+}
+
+export interface WriteRoute<B extends z.ZodType, Q extends z.ZodType, R extends z.ZodType, T> extends MerchantRouteBase<B, Q, R> {
+  kind: 'write';
+  /** Runs inside the request's write transaction (synchronous, atomic). */
+  write(ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): T;
+  /** Turns the committed result into the response data (after the commit). */
+  present(result: T, ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): z.output<R>;
+}
+
+export type MerchantRoute = ReadRoute<z.ZodType, z.ZodType, z.ZodType> | WriteRoute<z.ZodType, z.ZodType, z.ZodType, unknown>;
+
+export function defineReadRoute<B extends z.ZodType, Q extends z.ZodType, R extends z.ZodType>(route: Omit<ReadRoute<B, Q, R>, 'kind'>): MerchantRoute {
+  return { ...route, kind: 'read' } as unknown as MerchantRoute;
+}
+
+export function defineWriteRoute<B extends z.ZodType, Q extends z.ZodType, R extends z.ZodType, T>(
+  route: Omit<WriteRoute<B, Q, R, T>, 'kind'>,
+): MerchantRoute {
+  return { ...route, kind: 'write' } as unknown as MerchantRoute;
+}
+
+/** Query-string values as single strings; a repeated name is an error. */
+export function singleValuedQuery(query: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries((query ?? {}) as Record<string, unknown>)) {
+    if (typeof value !== 'string') throw new AppError(ErrorCode.VALIDATION, `${name}: given more than once in the query string`);
+    out[name] = value;
+  }
+  return out;
+}
+
+const emptyQuery = z.strictObject({});
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export function registerMerchantRoute(app: FastifyInstance, service: MerchantConsoleService, prefix: string, route: MerchantRoute): void {
+  const { requestAuth } = service.services;
+  const db = service.db;
+
+  app.post(
+    `${prefix}/merchant/${route.name}`,
+    { schema: { response: { 200: envelopeJsonSchema(route.response, { withTime: route.withTime === true }) } } },
+    async (request) => {
+      const rawBody = request.body as JsonValue | undefined;
+      if (!isJsonObject(rawBody)) throw new AppError(ErrorCode.BODY_NOT_OBJECT, 'body: must be a JSON object');
+      const body: JsonObject = rawBody;
+      const rawQuery = singleValuedQuery(request.query);
+      const verified = requestAuth.verify(body, rawQuery);
+
+      // Validation errors are reported after the nonce is consumed: a signed
+      // request is used up whether or not its parameters are valid.
+      let input: { body: unknown; query: unknown } | undefined;
+      let invalid: unknown;
+      try {
+        input = {
+          body: parseOrThrow(route.body, body),
+          query: parseOrThrow(route.query ?? emptyQuery, rawQuery, 'query'),
+        };
+      } catch (err) {
+        invalid = err;
+      }
+      const ctx = input && { merchant: verified.merchant, body: input.body, query: input.query, request };
+
+      const outcome = await service.writeQueue.run((): Outcome | undefined => {
+        requestAuth.consumeNonce(verified);
+        if (route.kind !== 'write' || !ctx) return undefined;
+        try {
+          // Savepoint: a failed write leaves the nonce consumed and nothing else.
+          return { ok: true, value: db.transaction(() => route.write(ctx))() };
+        } catch (error) {
+          return { ok: false, error };
+        }
+      });
+      if (invalid !== undefined) throw invalid;
+      if (outcome && !outcome.ok) throw outcome.error;
+
+      const data = route.kind === 'write' ? route.present(outcome!.value, ctx!) : route.handle(ctx!);
+      const time = route.withTime ? String(service.ctx.clock.now()) : undefined;
+      return successEnvelope(data, route.message ?? 'success', time);
+    },
+  );
+}

@@ -1,0 +1,94 @@
+/**
+ * The embedded HTTP listener (Fastify): bound to 127.0.0.1 by default, JSON
+ * bodies only, 64 KiB limit, lossless JSON parsing, one error mapping.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { BODY_LIMIT_BYTES, DEFAULT_BASE_PATH, DEFAULT_HOST, DEFAULT_PORT } from '../../src-shared/constants';
+import { AppError, ErrorCode } from '../../src-shared/errors';
+import { JsonSyntaxError, parseJsonLossless } from '../../src-shared/json/lossless-json';
+import type { MerchantConsoleService } from '../service';
+import { installErrorHandling } from './errors';
+import { registerMerchantRoute } from './merchant-route';
+import { merchantRoutes } from './routes/merchant-routes';
+
+export interface ListenerOptions {
+  host?: string;
+  port?: number;
+  /** Prefix of the merchant endpoints, default /addons/paychannel. */
+  basePath?: string;
+  /** Fastify logger: false (tests), or pino options. Request bodies are never logged. */
+  logger?: boolean | { level: string };
+  /** Public base URL for pay pages; default http://host:port as bound. */
+  publicUrl?: string;
+}
+
+export function normaliseBasePath(basePath: string): string {
+  const trimmed = basePath.trim().replace(/\/+$/, '');
+  if (trimmed === '') return '';
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(trimmed)) throw new Error(`base path ${JSON.stringify(basePath)} must look like /segment/segment`);
+  return trimmed;
+}
+
+export function buildHttpApp(service: MerchantConsoleService, options: ListenerOptions = {}): FastifyInstance {
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT_BYTES,
+    logger: options.logger ?? false,
+    return503OnClosing: true,
+    // Slow-loris and hung clients must not pin connections forever.
+    requestTimeout: 30_000,
+    connectionTimeout: 30_000,
+    keepAliveTimeout: 5_000,
+    forceCloseConnections: 'idle',
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonLossless(body as string));
+    } catch (err) {
+      if (err instanceof JsonSyntaxError) done(new AppError(ErrorCode.MALFORMED_JSON, `body: malformed JSON (${err.message})`), undefined);
+      else done(err as Error, undefined);
+    }
+  });
+  // A POST with no body and no Content-Type still needs the JSON content type.
+  app.addHook('preValidation', async (request) => {
+    if (request.method === 'POST' && request.body === undefined) {
+      const type = request.headers['content-type'];
+      if (!type || !/^application\/json\b/i.test(type)) {
+        throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Content-Type: must be application/json');
+      }
+      throw new AppError(ErrorCode.MALFORMED_JSON, 'body: is empty');
+    }
+  });
+
+  installErrorHandling(app);
+
+  const prefix = normaliseBasePath(options.basePath ?? DEFAULT_BASE_PATH);
+  for (const route of merchantRoutes(service)) registerMerchantRoute(app, service, prefix, route);
+  return app;
+}
+
+export interface RunningListener {
+  app: FastifyInstance;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts listening; `url` is where it can be reached (with the real port when 0 was asked). */
+export async function startListener(service: MerchantConsoleService, options: ListenerOptions = {}): Promise<RunningListener> {
+  const app = buildHttpApp(service, options);
+  const host = options.host ?? DEFAULT_HOST;
+  await app.listen({ host, port: options.port ?? DEFAULT_PORT });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? DEFAULT_PORT);
+  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  const url = `http://${urlHost}:${port}`;
+  service.setPublicUrl(options.publicUrl ?? url);
+  return {
+    app,
+    url,
+    close: async () => {
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The service, assembled: store, secrets, repositories and services. Used
+ * the same way by `merchant-console serve`, the CLI, tests, benchmarks and
+ * the desktop main process (which passes its own master-key store and the
+ * Electron build of better-sqlite3).
+ */
+import type { Database } from 'better-sqlite3';
+import { createSecretBox, fileMasterKeyStore, type MasterKeyStore } from './crypto/secret-box';
+import { databasePath, ensureDataDir } from './store/data-dir';
+import { openDatabase } from './store/database';
+import { createWriteQueue, type WriteQueue } from './store/write-queue';
+import { createRepositories, systemClock, type Clock, type ServiceContext } from './services/context';
+import { createMerchantService } from './services/merchant-service';
+import { createChannelService } from './services/channel-service';
+import { createPaymentMethodService } from './services/payment-method-service';
+import { createOrderService, type AlphaRegionCheck } from './services/order-service';
+import { createRequestAuthService } from './services/request-auth-service';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../src-shared/constants';
+
+export interface ServiceOptions {
+  dataDir: string;
+  clock?: Clock;
+  masterKeyStore?: MasterKeyStore;
+  /** Path of a better-sqlite3 native binding (the desktop's Electron build). */
+  nativeBinding?: string;
+  alphaRegions?: AlphaRegionCheck;
+}
+
+export function openService(options: ServiceOptions) {
+  ensureDataDir(options.dataDir);
+  const db: Database = openDatabase(databasePath(options.dataDir), options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
+  const keyStore = options.masterKeyStore ?? fileMasterKeyStore(options.dataDir);
+  let publicUrl = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
+  const ctx: ServiceContext = {
+    db,
+    clock: options.clock ?? systemClock,
+    secretBox: createSecretBox(keyStore.loadOrCreate()),
+    repos: createRepositories(db),
+    publicUrl: () => publicUrl,
+  };
+  const merchants = createMerchantService(ctx);
+  const channels = createChannelService(ctx);
+  const paymentMethods = createPaymentMethodService(ctx);
+  const orders = createOrderService(ctx, { channels, paymentMethods, alphaRegions: options.alphaRegions });
+  const requestAuth = createRequestAuthService(ctx, merchants);
+  const writeQueue: WriteQueue = createWriteQueue(db);
+
+  let closed = false;
+  return {
+    dataDir: options.dataDir,
+    ctx,
+    db,
+    writeQueue,
+    services: { merchants, channels, paymentMethods, orders, requestAuth },
+    /** Where pay pages and links point; set by the listener once it knows its address. */
+    setPublicUrl(url: string): void {
+      publicUrl = url.replace(/\/+$/, '');
+    },
+    close(): void {
+      if (closed) return;
+      closed = true;
+      writeQueue.flush();
+      db.close();
+    },
+  };
+}
+export type MerchantConsoleService = ReturnType<typeof openService>;
+export type Services = MerchantConsoleService['services'];

@@ -1,0 +1,209 @@
+import { AppError, ErrorCode } from '../../src-shared/errors';
+import { categoryText, PAY_METHODS, payMethodText, type ChannelCategory, type PayMethod } from '../../src-shared/constants';
+import { normaliseRate, type FeeSettings } from '../../src-shared/fees';
+import { formatFen } from '../../src-shared/money';
+import { MAX_ORDER_AMOUNT_FEN } from '../../src-shared/constants';
+import type { PayChannelView } from '../../src-shared/schemas/merchant-api';
+import type {
+  ChannelAdminView,
+  ChannelCreateInput,
+  ChannelLinkInput,
+  ChannelLinkView,
+  ChannelUpdateInput,
+} from '../../src-shared/schemas/operator';
+import type { ChannelRow, LinkedChannelRow, LinkRow } from '../repositories/channel-repository';
+import type { ServiceContext } from './context';
+
+/** Canonical order wxpay, alipay, bank, so equal sets are equal strings. */
+export function canonicalPayMethods(methods: readonly PayMethod[]): string {
+  return PAY_METHODS.filter((m) => methods.includes(m)).join(',');
+}
+
+export function payMethodsOf(row: Pick<ChannelRow, 'pay_method'>): PayMethod[] {
+  return row.pay_method.split(',') as PayMethod[];
+}
+
+export function toPayChannelView(row: ChannelRow): PayChannelView {
+  return {
+    id: row.id,
+    category: row.category,
+    name: row.name,
+    pay_method: row.pay_method,
+    category_text: categoryText(row.category),
+    pay_method_text: payMethodText(row.pay_method),
+    createtime: row.createtime,
+    updatetime: row.updatetime,
+  };
+}
+
+function channelFees(row: ChannelRow): FeeSettings {
+  return { service_rate: row.service_rate, passage_rate: row.passage_rate, deposit_rate: row.deposit_rate, base_rate: row.base_rate };
+}
+
+/** Link overrides over channel settings: what an order on this link uses. */
+export function effectiveFees(row: LinkedChannelRow): FeeSettings {
+  return {
+    service_rate: row.link_service_rate ?? row.service_rate,
+    passage_rate: row.link_passage_rate ?? row.passage_rate,
+    deposit_rate: row.link_deposit_rate ?? row.deposit_rate,
+    base_rate: row.link_base_rate ?? row.base_rate,
+  };
+}
+
+function maskValue(value: string): string {
+  if (value.length <= 4) return '****';
+  return '*'.repeat(Math.min(8, value.length - 2)) + value.slice(-2);
+}
+
+export function createChannelService(ctx: ServiceContext) {
+  const { repos, secretBox, clock, db } = ctx;
+
+  function require(id: number): ChannelRow {
+    const row = repos.channels.findById(id);
+    if (!row) throw new AppError(ErrorCode.NOT_FOUND, `channel_id: channel ${id} not found`);
+    return row;
+  }
+
+  function config(row: ChannelRow): Record<string, string> {
+    return row.config_enc ? (JSON.parse(secretBox.open(row.config_enc)) as Record<string, string>) : {};
+  }
+
+  function toAdminView(row: ChannelRow): ChannelAdminView {
+    const masked = Object.fromEntries(Object.entries(config(row)).map(([k, v]) => [k, maskValue(v)]));
+    return {
+      ...toPayChannelView(row),
+      driver: row.driver,
+      ...channelFees(row),
+      min_amount: formatFen(row.min_amount),
+      max_amount: formatFen(row.max_amount),
+      enabled: row.enabled === 1,
+      config_masked: masked,
+      createtime: row.createtime,
+      updatetime: row.updatetime,
+    };
+  }
+
+  function toLinkView(link: LinkRow): ChannelLinkView {
+    const linked = repos.channels.findLinked(link.merchant_id, link.channel_id)!;
+    return {
+      merchant_id: link.merchant_id,
+      channel_id: link.channel_id,
+      service_rate: link.service_rate,
+      passage_rate: link.passage_rate,
+      deposit_rate: link.deposit_rate,
+      base_rate: link.base_rate,
+      effective: effectiveFees(linked),
+      createtime: link.createtime,
+    };
+  }
+
+  return {
+    create(input: ChannelCreateInput): ChannelAdminView {
+      const min = input.min_amount ?? 1;
+      const max = input.max_amount ?? MAX_ORDER_AMOUNT_FEN;
+      if (min > max) throw new AppError(ErrorCode.VALIDATION, 'max_amount: must not be below min_amount');
+      const id = repos.channels.insert({
+        category: input.category,
+        name: input.name,
+        pay_method: canonicalPayMethods(input.pay_methods),
+        driver: input.driver ?? 'sandbox',
+        config_enc: input.config ? secretBox.seal(JSON.stringify(input.config)) : null,
+        service_rate: normaliseRate(input.service_rate ?? '0'),
+        passage_rate: normaliseRate(input.passage_rate ?? '0'),
+        deposit_rate: input.deposit_rate ?? 0,
+        base_rate: input.base_rate ?? 0,
+        min_amount: min,
+        max_amount: max,
+        enabled: input.enabled === false ? 0 : 1,
+        createtime: clock.now(),
+      });
+      return toAdminView(require(id));
+    },
+
+    update(input: ChannelUpdateInput): ChannelAdminView {
+      const row = require(input.id);
+      const min = input.min_amount ?? row.min_amount;
+      const max = input.max_amount ?? row.max_amount;
+      if (min > max) throw new AppError(ErrorCode.VALIDATION, 'max_amount: must not be below min_amount');
+      repos.channels.update({
+        id: row.id,
+        name: input.name ?? row.name,
+        pay_method: input.pay_methods ? canonicalPayMethods(input.pay_methods) : row.pay_method,
+        config_enc: input.config ? secretBox.seal(JSON.stringify(input.config)) : row.config_enc,
+        service_rate: input.service_rate !== undefined ? normaliseRate(input.service_rate) : row.service_rate,
+        passage_rate: input.passage_rate !== undefined ? normaliseRate(input.passage_rate) : row.passage_rate,
+        deposit_rate: input.deposit_rate ?? row.deposit_rate,
+        base_rate: input.base_rate ?? row.base_rate,
+        min_amount: min,
+        max_amount: max,
+        enabled: input.enabled === undefined ? row.enabled : input.enabled ? 1 : 0,
+        updatetime: clock.now(),
+      });
+      return toAdminView(require(row.id));
+    },
+
+    get(id: number): ChannelAdminView {
+      return toAdminView(require(id));
+    },
+
+    list(): ChannelAdminView[] {
+      return repos.channels.list().map(toAdminView);
+    },
+
+    link(input: ChannelLinkInput): ChannelLinkView {
+      return db.transaction(() => {
+        if (!repos.merchants.findById(input.merchant_id)) {
+          throw new AppError(ErrorCode.NOT_FOUND, `merchant_id: merchant ${input.merchant_id} not found`);
+        }
+        require(input.channel_id);
+        const row: LinkRow = {
+          merchant_id: input.merchant_id,
+          channel_id: input.channel_id,
+          service_rate: input.service_rate == null ? null : normaliseRate(input.service_rate),
+          passage_rate: input.passage_rate == null ? null : normaliseRate(input.passage_rate),
+          deposit_rate: input.deposit_rate ?? null,
+          base_rate: input.base_rate ?? null,
+          createtime: clock.now(),
+        };
+        repos.channels.link(row);
+        return toLinkView(row);
+      })();
+    },
+
+    unlink(merchantId: number, channelId: number): void {
+      if (!repos.channels.unlink(merchantId, channelId)) {
+        throw new AppError(ErrorCode.NOT_FOUND, `channel_id: channel ${channelId} is not linked to merchant ${merchantId}`);
+      }
+    },
+
+    linksOfMerchant(merchantId: number): ChannelLinkView[] {
+      return repos.channels.linksOfMerchant(merchantId).map(toLinkView);
+    },
+
+    linksOfChannel(channelId: number): ChannelLinkView[] {
+      return repos.channels.linksOfChannel(channelId).map(toLinkView);
+    },
+
+    /** getPayChannels: enabled channels linked to the merchant, basic data only. */
+    listForMerchant(merchantId: number, category?: ChannelCategory): PayChannelView[] {
+      return repos.channels.listEnabledLinked(merchantId, category).map(toPayChannelView);
+    },
+
+    /** The channel an order of this merchant may use, or a field-named error. */
+    resolveForOrder(merchantId: number, channelId: number, payMethod: PayMethod): { channel: LinkedChannelRow; fees: FeeSettings } {
+      const channel = repos.channels.findLinked(merchantId, channelId);
+      if (!channel || channel.enabled !== 1) {
+        throw new AppError(ErrorCode.VALIDATION, `paychannel_id: no enabled channel ${channelId} is linked to this merchant`);
+      }
+      if (!payMethodsOf(channel).includes(payMethod)) {
+        throw new AppError(ErrorCode.VALIDATION, `paychannel_paymethod: channel ${channelId} accepts only ${channel.pay_method}`);
+      }
+      return { channel, fees: effectiveFees(channel) };
+    },
+
+    /** Decrypted driver configuration; for drivers only. */
+    config,
+    require,
+  };
+}
+export type ChannelService = ReturnType<typeof createChannelService>;

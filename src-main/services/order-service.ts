@@ -1,0 +1,278 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { AppError, ErrorCode } from '../../src-shared/errors';
+import { ORDER_TYPE } from '../../src-shared/constants';
+import { computeBuyFees, computeSellFees } from '../../src-shared/fees';
+import { formatFen } from '../../src-shared/money';
+import type {
+  AlphaCardInfo,
+  AlphaPersonalData,
+  BuyOrderView,
+  CreateBuyOrderInput,
+  CreateSellOrderInput,
+  OrderListView,
+  OrderQueryListInput,
+  OrderView,
+  SellOrderView,
+} from '../../src-shared/schemas/merchant-api';
+import type { NewOrderRow, OrderRow } from '../repositories/order-repository';
+import type { PaymentMethodRow } from '../repositories/payment-method-repository';
+import type { ChannelService } from './channel-service';
+import type { ServiceContext } from './context';
+import type { PaymentMethodService } from './payment-method-service';
+
+/** Buy orders not paid within this many seconds are cancelled (channel default). */
+export const DEFAULT_PAY_TIMEOUT_SECONDS = 30 * 60;
+
+export interface PaymentMethodSnapshot {
+  bank: string;
+  sub_bank: string;
+  card_number: string;
+  real_name: string;
+}
+export interface CustomerPaymentMethod extends PaymentMethodSnapshot {
+  full_info: string;
+}
+
+/** Checks alpha card regions; supplied by the regions module. */
+export interface AlphaRegionCheck {
+  /** Names of the province and city, or the field-named problem. */
+  check(provId: string, areaId: string): { ok: true; province: string; city: string } | { ok: false; message: string };
+}
+
+const BEIJING_OFFSET_MS = 8 * 3600 * 1000;
+
+/** `B` or `S`, Beijing wall-clock time to the second, 10 random digits. */
+export function newOrderNo(orderType: 1 | 2, nowSeconds: number): string {
+  const t = new Date(nowSeconds * 1000 + BEIJING_OFFSET_MS).toISOString(); // 2026-11-21T10:30:00.000Z
+  const stamp = t.slice(0, 19).replace(/[-T:]/g, '');
+  const random = String(randomInt(0, 100_000)).padStart(5, '0') + String(randomInt(0, 100_000)).padStart(5, '0');
+  return (orderType === ORDER_TYPE.BUY ? 'B' : 'S') + stamp + random;
+}
+
+export function newPayToken(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+export function toOrderView(row: OrderRow): OrderView {
+  return {
+    order_no: row.order_no,
+    order_type: row.order_type,
+    cny_amount: formatFen(row.cny_amount),
+    merchant_actual_amount: row.merchant_actual_amount,
+    service_rate: row.service_rate,
+    service_amount: row.service_amount,
+    status: row.status,
+    createtime: row.createtime,
+    updatetime: row.updatetime,
+  };
+}
+
+export function payUrlOf(publicUrl: string, payToken: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/pay/${payToken}`;
+}
+
+export function toBuyOrderView(row: OrderRow, publicUrl: string): BuyOrderView {
+  return {
+    order_no: row.order_no,
+    status: row.status,
+    order_type: 1,
+    cny_amount: formatFen(row.cny_amount),
+    payment_method: row.pay_method,
+    merchant_amount: formatFen(row.cny_amount),
+    deposit_amount: row.deposit_amount,
+    service_amount: row.service_amount,
+    merchant_actual_amount: row.merchant_actual_amount,
+    pay_url: payUrlOf(publicUrl, row.pay_token!),
+    createtime: row.createtime,
+  };
+}
+
+export function toSellOrderView(row: OrderRow): SellOrderView {
+  return {
+    order_id: String(row.id),
+    order_no: row.order_no,
+    status: row.status,
+    order_type: 2,
+    cny_amount: formatFen(row.cny_amount),
+    payment_method_id: row.payment_method_id!,
+    payment_method_snapshot: JSON.parse(row.payment_method_snapshot!) as PaymentMethodSnapshot,
+    merchant_amount: formatFen(row.cny_amount),
+    passage_rate: row.passage_rate,
+    passage_amount: row.passage_amount,
+    deposit_rate: row.deposit_rate,
+    deposit_amount: row.deposit_amount,
+    service_amount: row.service_amount,
+    channel_amount: row.channel_amount,
+    merchant_actual_amount: row.merchant_actual_amount,
+    base_rate: row.base_rate,
+    customer_payment_method: JSON.parse(row.customer_payment_method!) as CustomerPaymentMethod,
+    createtime: row.createtime,
+  };
+}
+
+function snapshotOf(pm: PaymentMethodRow): PaymentMethodSnapshot {
+  return { bank: pm.bank, sub_bank: pm.sub_bank, card_number: pm.card_number_masked, real_name: pm.real_name };
+}
+
+export interface OrderServiceDeps {
+  channels: ChannelService;
+  paymentMethods: PaymentMethodService;
+  /** Absent until region data is loaded; then prov_id/area_id are checked. */
+  alphaRegions?: AlphaRegionCheck | undefined;
+}
+
+export function createOrderService(ctx: ServiceContext, deps: OrderServiceDeps) {
+  const { repos, db, clock } = ctx;
+
+  function checkAmountLimits(amount: number, channel: { id: number; min_amount: number; max_amount: number }): void {
+    if (amount < channel.min_amount || amount > channel.max_amount) {
+      throw new AppError(
+        ErrorCode.VALIDATION,
+        `cny_amount: must be between ${formatFen(channel.min_amount)} and ${formatFen(channel.max_amount)} on channel ${channel.id}`,
+      );
+    }
+  }
+
+  /** Inserts with a fresh order_no, retrying the rare collision. */
+  function insertWithOrderNo(row: Omit<NewOrderRow, 'order_no'>, orderType: 1 | 2): OrderRow {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const id = repos.orders.insert({ ...row, order_no: newOrderNo(orderType, row.createtime) });
+        return repos.orders.findById(id)!;
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (code !== 'SQLITE_CONSTRAINT_UNIQUE' || attempt >= 4) throw err;
+      }
+    }
+  }
+
+  function alphaPayee(
+    merchantId: number,
+    personal: AlphaPersonalData,
+    card: AlphaCardInfo,
+  ): { payee: PaymentMethodRow; customer: CustomerPaymentMethod } {
+    let regionText = '';
+    if (deps.alphaRegions) {
+      const region = deps.alphaRegions.check(card.prov_id, card.area_id);
+      if (!region.ok) throw new AppError(ErrorCode.VALIDATION, region.message);
+      regionText = region.province === region.city ? region.city : region.province + region.city;
+    }
+    const payee = deps.paymentMethods.upsertAlphaCard(merchantId, 'bank', card.card_no, card.card_name);
+    const snapshot = snapshotOf(payee);
+    const fullInfo = [snapshot.real_name, snapshot.card_number, regionText, `mobile ${personal.mobile_no.slice(0, 3)}****${personal.mobile_no.slice(-4)}`]
+      .filter((s) => s.length > 0)
+      .join(' ');
+    return { payee, customer: { ...snapshot, full_info: fullInfo } };
+  }
+
+  return {
+    createBuy(merchantId: number, input: CreateBuyOrderInput): OrderRow {
+      return db.transaction(() => {
+        const { channel, fees } = deps.channels.resolveForOrder(merchantId, input.paychannel_id, input.paychannel_paymethod);
+        checkAmountLimits(input.cny_amount, channel);
+        const f = computeBuyFees(input.cny_amount, fees);
+        if (f.merchant_actual_amount <= 0) {
+          throw new AppError(ErrorCode.VALIDATION, 'cny_amount: too small to cover the service fee and deposit');
+        }
+        const now = clock.now();
+        return insertWithOrderNo(
+          {
+            merchant_id: merchantId,
+            channel_id: channel.id,
+            order_type: ORDER_TYPE.BUY,
+            status: 'pending',
+            pay_method: input.paychannel_paymethod,
+            cny_amount: input.cny_amount,
+            ...fees,
+            service_amount: f.service_amount,
+            passage_amount: 0,
+            deposit_amount: f.deposit_amount,
+            channel_amount: 0,
+            merchant_actual_amount: f.merchant_actual_amount,
+            customer_name: input.customer_name || null,
+            payment_method_id: null,
+            payment_method_snapshot: null,
+            customer_payment_method: null,
+            alpha_data_enc: null,
+            pay_token: newPayToken(),
+            expires_at: now + DEFAULT_PAY_TIMEOUT_SECONDS,
+            createtime: now,
+          },
+          ORDER_TYPE.BUY,
+        );
+      })();
+    },
+
+    createSell(merchantId: number, input: CreateSellOrderInput): OrderRow {
+      return db.transaction(() => {
+        const { channel, fees } = deps.channels.resolveForOrder(merchantId, input.paychannel_id, input.paychannel_paymethod);
+        const personal = input.alpha_personal_data;
+        const card = input.alpha_card_info;
+        let payee: PaymentMethodRow;
+        let customer: CustomerPaymentMethod;
+        if (channel.category === 'alpha') {
+          if (!personal) throw new AppError(ErrorCode.VALIDATION, 'alpha_personal_data: is required on alpha channels');
+          if (!card) throw new AppError(ErrorCode.VALIDATION, 'alpha_card_info: is required on alpha channels');
+          ({ payee, customer } = alphaPayee(merchantId, personal, card));
+        } else {
+          if (personal) throw new AppError(ErrorCode.VALIDATION, `alpha_personal_data: not accepted on ${channel.category} channels`);
+          if (card) throw new AppError(ErrorCode.VALIDATION, `alpha_card_info: not accepted on ${channel.category} channels`);
+          payee = deps.paymentMethods.defaultFor(merchantId, input.paychannel_paymethod);
+          const snapshot = snapshotOf(payee);
+          customer = {
+            ...snapshot,
+            full_info: [snapshot.real_name, snapshot.bank, snapshot.sub_bank, snapshot.card_number].filter((s) => s.length > 0).join(' '),
+          };
+        }
+        checkAmountLimits(input.cny_amount, channel);
+        const f = computeSellFees(input.cny_amount, fees);
+        if (f.merchant_actual_amount <= 0) {
+          throw new AppError(ErrorCode.VALIDATION, 'cny_amount: the channel rebate exceeds the amount');
+        }
+        const now = clock.now();
+        return insertWithOrderNo(
+          {
+            merchant_id: merchantId,
+            channel_id: channel.id,
+            order_type: ORDER_TYPE.SELL,
+            status: 'pending',
+            pay_method: input.paychannel_paymethod,
+            cny_amount: input.cny_amount,
+            ...fees,
+            ...f,
+            customer_name: null,
+            payment_method_id: payee.id,
+            payment_method_snapshot: JSON.stringify(snapshotOf(payee)),
+            customer_payment_method: JSON.stringify(customer),
+            alpha_data_enc: personal && card ? ctx.secretBox.seal(JSON.stringify({ personal, card })) : null,
+            pay_token: null,
+            expires_at: null,
+            createtime: now,
+          },
+          ORDER_TYPE.SELL,
+        );
+      })();
+    },
+
+    list(merchantId: number, q: Omit<OrderQueryListInput, 'api_key' | 'timestamp' | 'nonce' | 'signature'>): OrderListView {
+      const { rows, total } = repos.orders.list({
+        merchantId,
+        status: q.status,
+        orderType: q.order_type,
+        startTime: q.start_time,
+        endTime: q.end_time,
+        offset: (q.page - 1) * q.limit,
+        limit: q.limit,
+      });
+      return { list: rows.map(toOrderView), total, page: q.page, limit: q.limit };
+    },
+
+    /** Another merchant's order answers exactly like a missing one. */
+    requireForMerchant(merchantId: number, orderNo: string): OrderRow {
+      const row = repos.orders.findForMerchant(merchantId, orderNo);
+      if (!row) throw new AppError(ErrorCode.NOT_FOUND, `order_no: order ${orderNo} not found`);
+      return row;
+    },
+  };
+}
+export type OrderService = ReturnType<typeof createOrderService>;

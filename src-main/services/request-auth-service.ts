@@ -1,0 +1,82 @@
+/**
+ * Authentication of merchant API requests by signature (docs/api.md):
+ * api_key → merchant, timestamp window, signature over body + query, then
+ * the nonce is consumed (in the caller's write transaction).
+ */
+import { AppError, ErrorCode } from '../../src-shared/errors';
+import { verifySignature } from '../../src-shared/client/sign';
+import { NONCE_PATTERN, NONCE_RETENTION_SECONDS, TIMESTAMP_TOLERANCE_SECONDS } from '../../src-shared/constants';
+import type { JsonObject, JsonValue } from '../../src-shared/json/lossless-json';
+import type { MerchantRow } from '../repositories/merchant-repository';
+import type { ServiceContext } from './context';
+import type { MerchantService } from './merchant-service';
+
+export interface VerifiedRequest {
+  merchant: MerchantRow;
+  nonce: string;
+}
+
+function authError(code: ErrorCode, message: string): AppError {
+  return new AppError(code, message);
+}
+
+export function createRequestAuthService(ctx: ServiceContext, merchants: MerchantService) {
+  const { repos, clock } = ctx;
+
+  return {
+    /**
+     * Checks everything that needs no write. `query` holds the query-string
+     * parameters (strings); a name in both query and body is refused.
+     */
+    verify(body: JsonObject, query: Readonly<Record<string, string>>): VerifiedRequest {
+      const params: Record<string, JsonValue> = { ...body };
+      for (const [name, value] of Object.entries(query)) {
+        if (Object.hasOwn(body, name)) {
+          throw new AppError(ErrorCode.PARAMETER_CONFLICT, `${name}: given in both the query string and the body`);
+        }
+        params[name] = value;
+      }
+
+      const apiKey = body.api_key;
+      if (typeof apiKey !== 'string' || apiKey.length === 0) throw authError(ErrorCode.AUTH_MISSING, 'api_key: is required');
+      const timestamp = body.timestamp;
+      if (typeof timestamp !== 'number') {
+        throw authError(ErrorCode.AUTH_MISSING, timestamp === undefined ? 'timestamp: is required' : 'timestamp: must be an integer of Unix seconds');
+      }
+      const nonce = body.nonce;
+      if (typeof nonce !== 'string' || !NONCE_PATTERN.test(nonce)) {
+        throw authError(ErrorCode.AUTH_MISSING, nonce === undefined ? 'nonce: is required' : 'nonce: must be 8-64 characters of A-Z a-z 0-9 _ -');
+      }
+      const signature = body.signature;
+      if (typeof signature !== 'string' || signature.length === 0) throw authError(ErrorCode.AUTH_MISSING, 'signature: is required');
+
+      const merchant = repos.merchants.findByApiKey(apiKey);
+      if (!merchant || merchant.enabled !== 1) throw authError(ErrorCode.AUTH_UNKNOWN_KEY, 'api_key: unknown or disabled');
+
+      const skew = timestamp - clock.now();
+      if (Math.abs(skew) > TIMESTAMP_TOLERANCE_SECONDS) {
+        throw authError(
+          ErrorCode.AUTH_STALE_TIMESTAMP,
+          `timestamp: ${skew < 0 ? 'older' : 'later'} than the allowed ${TIMESTAMP_TOLERANCE_SECONDS} s from server time ${clock.now()}`,
+        );
+      }
+
+      if (!verifySignature(params, signature, merchants.secretOf(merchant), merchant.sign_type)) {
+        throw authError(ErrorCode.AUTH_BAD_SIGNATURE, `signature: does not match (sign type ${merchant.sign_type})`);
+      }
+      return { merchant, nonce };
+    },
+
+    /** Call inside the write transaction of the request; throws on a replay. */
+    consumeNonce(req: VerifiedRequest): void {
+      if (!repos.nonces.consume(req.merchant.api_key, req.nonce, clock.now() + NONCE_RETENTION_SECONDS)) {
+        throw authError(ErrorCode.AUTH_NONCE_REUSED, 'nonce: already used with this api_key');
+      }
+    },
+
+    purgeExpiredNonces(): number {
+      return repos.nonces.purgeExpired(clock.now());
+    },
+  };
+}
+export type RequestAuthService = ReturnType<typeof createRequestAuthService>;

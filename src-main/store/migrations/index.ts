@@ -1,0 +1,17 @@
+/**
+ * Forward-only schema migrations. A migration is never edited once landed;
+ * change the schema by appending the next version. `PRAGMA user_version`
+ * holds the version a database file is at.
+ */
+import type { Database } from 'better-sqlite3';
+import { migration0001Initial } from './0001-initial';
+
+export interface Migration {
+  version: number;
+  name: string;
+  up(db: Database): void;
+}
+
+export const MIGRATIONS: readonly Migration[] = [migration0001Initial];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
