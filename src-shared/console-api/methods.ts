@@ -1,0 +1,19 @@
+/**
+ * The names of every console-API call, and nothing else: the desktop
+ * preload imports only this file (no zod, no schemas) to expose exactly the
+ * contract. contract.ts checks at compile time that its map has exactly
+ * these keys.
+ */
+export const CONSOLE_METHODS = ['getServiceInfo', 'listMerchants', 'listPayChannels', 'listOrders'] as const;
+
+export type ConsoleMethod = (typeof CONSOLE_METHODS)[number];
+
+/** IPC channel of a method: namespaced so nothing else can collide with it. */
+export const CONSOLE_IPC_PREFIX = 'console-api:';
+
+export function ipcChannelOf(method: ConsoleMethod): string {
+  return CONSOLE_IPC_PREFIX + method;
+}
+
+/** HTTP path of a method on the listener (browser transport). */
+export const CONSOLE_HTTP_PREFIX = '/console-api/';
