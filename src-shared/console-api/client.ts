@@ -1,0 +1,69 @@
+/**
+ * The renderer's console API, built from a transport "bridge" that returns
+ * envelopes: the desktop preload's `window.consoleApi` (IPC) or the HTTP
+ * bridge for the browser console. Failures become ConsoleApiError with the
+ * service's code and message, so the UI can show the server's words.
+ */
+import type { Envelope } from '../errors';
+import { SUCCESS_CODE } from '../errors';
+import type { ConsoleApi, ConsoleRequest, ConsoleResponse } from './contract';
+import { CONSOLE_HTTP_PREFIX, CONSOLE_METHODS, type ConsoleMethod } from './methods';
+
+/** What a transport provides: per method, request in, envelope out. */
+export type ConsoleBridge = {
+  [M in ConsoleMethod]: (request: ConsoleRequest<M>) => Promise<Envelope<ConsoleResponse<M> | null>>;
+};
+
+export class ConsoleApiError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConsoleApiError';
+  }
+
+  /** The field named at the start of a validation message (`cny_amount: …`), if any. */
+  get field(): string | undefined {
+    const m = /^([A-Za-z_][A-Za-z0-9_.]*): /.exec(this.message);
+    return m?.[1];
+  }
+}
+
+/** Transport failures (service unreachable) get this code. */
+export const TRANSPORT_ERROR_CODE = -1;
+
+export function createConsoleApi(bridge: ConsoleBridge): ConsoleApi {
+  const api = {} as Record<ConsoleMethod, (request: unknown) => Promise<unknown>>;
+  for (const method of CONSOLE_METHODS) {
+    const call = bridge[method] as (request: unknown) => Promise<Envelope<unknown>>;
+    api[method] = async (request) => {
+      let envelope: Envelope<unknown>;
+      try {
+        envelope = await call(request);
+      } catch (err) {
+        throw new ConsoleApiError(TRANSPORT_ERROR_CODE, err instanceof Error ? err.message : String(err));
+      }
+      if (envelope.code !== SUCCESS_CODE) throw new ConsoleApiError(envelope.code, envelope.msg);
+      return envelope.data;
+    };
+  }
+  return api as ConsoleApi;
+}
+
+/** The browser transport: POST /console-api/<method> with the session cookie. */
+export function createHttpConsoleBridge(baseUrl = '', fetchImpl: typeof fetch = (...args) => fetch(...args)): ConsoleBridge {
+  const bridge = {} as Record<ConsoleMethod, (request: unknown) => Promise<Envelope<unknown>>>;
+  for (const method of CONSOLE_METHODS) {
+    bridge[method] = async (request) => {
+      const res = await fetchImpl(`${baseUrl}${CONSOLE_HTTP_PREFIX}${method}`, {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(request ?? {}),
+      });
+      return (await res.json()) as Envelope<unknown>;
+    };
+  }
+  return bridge as ConsoleBridge;
+}
