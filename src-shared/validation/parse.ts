@@ -29,11 +29,19 @@ function fieldOf(path: readonly PropertyKey[], root: string): string {
   return path.length === 0 ? root : path.map(String).join('.');
 }
 
+/** zod's own wording starts like this; anything else was written on the schema and wins. */
+const GENERIC_MESSAGE = /^(Invalid|Too small|Too big|Unrecognized)/;
+
 export function describeIssue(issue: Issue, root = 'body'): string {
   const field = fieldOf(issue.path, root);
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && 'input' in issue && issue.input === undefined) {
+    return `${field}: is required`;
+  }
+  if (issue.code !== 'invalid_type' && issue.code !== 'unrecognized_keys' && !GENERIC_MESSAGE.test(issue.message)) {
+    return `${field}: ${issue.message}`;
+  }
   switch (issue.code) {
     case 'invalid_type':
-      if (issue.input === undefined) return `${field}: is required`;
       return `${field}: must be ${describeExpected(issue.expected)}`;
     case 'unrecognized_keys': {
       const prefix = issue.path.length ? `${fieldOf(issue.path, root)}.` : '';
@@ -50,12 +58,6 @@ export function describeIssue(issue: Issue, root = 'body'): string {
     case 'invalid_format':
       return `${field}: has an invalid format`;
     case 'invalid_union': {
-      const branchIssues = issue.errors.flat();
-      if (branchIssues.length > 0 && branchIssues.every((i) => i.code === 'invalid_type' && i.message.endsWith('received undefined'))) {
-        return `${field}: is required`;
-      }
-      // A message set on the schema itself wins over the generic one.
-      if (!issue.message.startsWith('Invalid input')) return `${field}: ${issue.message}`;
       // A union of literals: list what is allowed.
       const values = issue.errors.flatMap((branch) =>
         branch.flatMap((i) => (i.code === 'invalid_value' ? i.values.map((v) => String(v)) : [])),
@@ -76,7 +78,8 @@ function firstIssue(issues: readonly Issue[]): Issue {
 }
 
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, root = 'body'): z.output<S> {
-  const result = schema.safeParse(input);
+  // reportInput: tells "missing" (input undefined) apart from "wrong type".
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   throw new AppError(ErrorCode.VALIDATION, describeIssue(firstIssue(result.error.issues), root));
 }

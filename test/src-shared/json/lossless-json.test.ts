@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { JsonDecimal, JsonSyntaxError, parseJsonLossless, receivedKeys, stringifyForSigning, type JsonObject } from '../../../src-shared/json/lossless-json';
+
+describe('parseJsonLossless', () => {
+  it('keeps canonical safe integers as numbers and everything else as decimal text', () => {
+    const v = parseJsonLossless('{"a":1767225600,"b":100.50,"c":-0,"d":1e3,"e":12345678901234567890,"f":-12,"g":0}') as JsonObject;
+    expect(v.a).toBe(1767225600);
+    expect(v.b).toEqual(new JsonDecimal('100.50'));
+    expect(v.c).toEqual(new JsonDecimal('-0'));
+    expect(v.d).toEqual(new JsonDecimal('1e3'));
+    expect(v.e).toEqual(new JsonDecimal('12345678901234567890'));
+    expect(v.f).toBe(-12);
+    expect(v.g).toBe(0);
+  });
+
+  it('keeps the order members arrived in, integer-like keys included', () => {
+    const v = parseJsonLossless('{"b":1,"2":2,"a":3,"1":4}') as JsonObject;
+    expect(receivedKeys(v)).toEqual(['b', '2', 'a', '1']);
+    expect(Object.keys(v)).toEqual(['1', '2', 'b', 'a']); // what JS would have done
+  });
+
+  it('decodes escapes and keeps non-ASCII', () => {
+    expect(parseJsonLossless('"\\u5f20\\u4e09 \\/ \\n 张"')).toBe('张三 / \n 张');
+  });
+
+  it('never lets a "__proto__" key become a prototype', () => {
+    const v = parseJsonLossless('{"__proto__":{"polluted":true}}') as JsonObject;
+    expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(receivedKeys(v)).toEqual(['__proto__']);
+  });
+
+  it.each([
+    ['', 'unexpected end of input'],
+    ['{"a":1,}', 'expected string key'],
+    ['{"a":1,"a":2}', 'duplicate key "a"'],
+    ['{"a":01}', 'expected "," or "}"'],
+    ['{"a":1.}', 'bad number fraction'],
+    ['{"a":.5}', 'unexpected token'],
+    ['{"a":NaN}', 'unexpected token'],
+    ['{"a":"x\u0001"}', 'control character'],
+    ['{"a":"\\x"}', 'bad escape'],
+    ['{"a":"\\u12"}', 'bad unicode escape'],
+    ['{"a":1} x', 'unexpected data'],
+    ['{"a":tru}', 'unexpected token'],
+    ['[1,2', 'expected "," or "]"'],
+    ['{"a"', 'expected ":"'],
+  ])('rejects %j (%s)', (text, message) => {
+    expect(() => parseJsonLossless(text)).toThrow(JsonSyntaxError);
+    expect(() => parseJsonLossless(text)).toThrow(message);
+  });
+
+  it('limits nesting depth', () => {
+    expect(() => parseJsonLossless('['.repeat(33) + ']'.repeat(33))).toThrow('nesting deeper than 32');
+    expect(parseJsonLossless('['.repeat(32) + ']'.repeat(32))).toBeInstanceOf(Array);
+  });
+});
+
+describe('stringifyForSigning', () => {
+  it('writes JSON the way the signature defines: received order, no spaces, \\/ escaped, non-ASCII as is, numbers verbatim', () => {
+    const v = parseJsonLossless('{ "z" : "a/b<>&张", "n": 1.50, "arr": [1, true, null, {"2":"x","1":"y"}] }');
+    expect(stringifyForSigning(v)).toBe('{"z":"a\\/b<>&张","n":1.50,"arr":[1,true,null,{"2":"x","1":"y"}]}');
+  });
+
+  it('escapes quotes, backslashes and control characters', () => {
+    expect(stringifyForSigning({ a: 'q"b\\c\n\u0001' })).toBe('{"a":"q\\"b\\\\c\\n\\u0001"}');
+  });
+});
