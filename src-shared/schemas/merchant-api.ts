@@ -117,16 +117,19 @@ export const createSellOrderFields = z.strictObject({
 });
 export type CreateSellOrderInput = z.output<typeof createSellOrderFields>;
 
+const orderTypeUnionError = {
+  error: (issue: { code: string }) => (issue.code === 'invalid_union' ? 'must be 1 (buy) or 2 (sell)' : undefined),
+};
+
 /** The createOrder body minus authentication, discriminated on order_type. */
-export const createOrderFields = z.discriminatedUnion('order_type', [createBuyOrderFields, createSellOrderFields], {
-  error: (issue) => (issue.code === 'invalid_union' ? 'must be 1 (buy) or 2 (sell)' : undefined),
-});
+export const createOrderFields = z.discriminatedUnion('order_type', [createBuyOrderFields, createSellOrderFields], orderTypeUnionError);
 export type CreateOrderInput = z.output<typeof createOrderFields>;
 
-export const createOrderBody = z.discriminatedUnion('order_type', [
-  createBuyOrderFields.extend(authFields),
-  createSellOrderFields.extend(authFields),
-]);
+export const createOrderBody = z.discriminatedUnion(
+  'order_type',
+  [createBuyOrderFields.extend(authFields), createSellOrderFields.extend(authFields)],
+  orderTypeUnionError,
+);
 
 // ---------------------------------------------------------------- responses
 
