@@ -68,10 +68,11 @@ const INFO_FILE = 'service.json';
  * side file, held for the life of the process. The OS drops it when the
  * process dies, even by kill -9, so there is never a stale lock to clean up.
  */
-export function acquireDataDirLock(dataDir: string): DataDirLock {
+export function acquireDataDirLock(dataDir: string, options: { nativeBinding?: string } = {}): DataDirLock {
   ensureDataDir(dataDir);
   const infoPath = path.join(dataDir, INFO_FILE);
-  const db = new BetterSqlite3(path.join(dataDir, LOCK_FILE));
+  // The desktop passes the Electron build of better-sqlite3 (see src-main/desktop/native-binding.ts).
+  const db = new BetterSqlite3(path.join(dataDir, LOCK_FILE), options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
   try {
     db.pragma('busy_timeout = 0');
     db.pragma('locking_mode = EXCLUSIVE');
