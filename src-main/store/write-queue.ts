@@ -39,6 +39,10 @@ export function createWriteQueue(db: Database, { maxBatch = 256 } = {}): WriteQu
               outcomes.push({ ok: true, value: db.transaction(job.fn)() });
             } catch (err) {
               outcomes.push({ ok: false, value: err });
+              // Some errors (disk full, I/O) make SQLite roll back the whole
+              // transaction. Running on would put later jobs in autocommit
+              // mode, outside the batch: stop and fail the batch instead.
+              if (!db.inTransaction) throw err;
             }
           }
         }).immediate();

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { computeSignature } from '../../../src-shared/client/sign';
+import { parseJsonLossless, type JsonObject } from '../../../src-shared/json/lossless-json';
+import { cli } from '../../support/cli-harness';
+import { tempDir } from '../../support/temp-dir';
+
+describe('admin CLI', () => {
+  it('creates merchants and channels, links them and lists them as JSON with snake_case keys', async () => {
+    const dir = tempDir();
+    const m = await cli(['merchant', 'create', '--name', 'Shop', '--callback-url', 'https://shop.example/cb', '--data-dir', dir, '--json']);
+    expect(m.code).toBe(0);
+    const merchant = m.json();
+    expect(Object.keys(merchant)).toEqual(expect.arrayContaining(['id', 'name', 'api_key', 'api_secret', 'sign_type', 'callback_url']));
+    expect(merchant).toMatchObject({ id: 1, name: 'Shop', sign_type: 'hmac-sha256', callback_url: 'https://shop.example/cb' });
+    expect(merchant.api_key).toMatch(/^mk_[0-9a-f]{24}$/);
+    // >= 32 random bytes, base64url
+    expect((merchant.api_secret as string).slice(3)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+    const c = await cli([
+      'channel', 'create', '--category', 'alpha', '--name', 'A1', '--pay-methods', 'bank,wxpay', '--service-rate', '0.0060',
+      '--passage-rate=-0.001', '--deposit-rate', '50', '--base-rate', '30', '--min-amount', '1', '--max-amount', '5000',
+      '--config-json', '{"merchant_no":"123","key":"topsecretkey"}', '--data-dir', dir, '--json',
+    ]);
+    expect(c.code).toBe(0);
+    expect(c.json()).toMatchObject({
+      id: 1,
+      category: 'alpha',
+      name: 'A1',
+      pay_method: 'wxpay,bank',
+      category_text: 'Alpha',
+      pay_method_text: 'Wxpay,Bank',
+      service_rate: '0.006',
+      passage_rate: '-0.001',
+      deposit_rate: 50,
+      base_rate: 30,
+      min_amount: '1.00',
+      max_amount: '5000.00',
+      enabled: true,
+    });
+    expect(c.stdout).not.toContain('topsecretkey');
+
+    const link = await cli(['channel', 'link', '--merchant', '1', '--channel', '1', '--service-rate', '0.004', '--data-dir', dir, '--json']);
+    expect(link.json()).toMatchObject({ merchant_id: 1, channel_id: 1, service_rate: '0.004', effective: { service_rate: '0.004', passage_rate: '-0.001' } });
+
+    const list = await cli(['merchant', 'list', '--data-dir', dir, '--json']);
+    const merchants = JSON.parse(list.stdout) as Record<string, unknown>[];
+    expect(merchants).toHaveLength(1);
+    expect(list.stdout).not.toContain(merchant.api_secret as string);
+
+    const human = await cli(['channel', 'list', '--data-dir', dir]);
+    expect(human.stdout).toMatch(/^id\s+category\s+name/);
+
+    const unlink = await cli(['channel', 'unlink', '--merchant', '1', '--channel', '1', '--data-dir', dir, '--json']);
+    expect(unlink.json()).toEqual({ merchant_id: 1, channel_id: 1, unlinked: true });
+    const again = await cli(['channel', 'unlink', '--merchant', '1', '--channel', '1', '--data-dir', dir]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('channel_id: channel 1 is not linked to merchant 1');
+  });
+
+  it('rotates a secret: the new one is shown once and the old one stops verifying', async () => {
+    const dir = tempDir();
+    const first = (await cli(['merchant', 'create', '--name', 'Shop', '--data-dir', dir, '--json'])).json();
+    const rotated = (await cli(['merchant', 'rotate-secret', '1', '--data-dir', dir, '--json'])).json();
+    expect(rotated.api_key).toBe(first.api_key);
+    expect(rotated.api_secret).not.toBe(first.api_secret);
+  });
+
+  it('reports bad options on stderr with a non-zero exit and writes nothing', async () => {
+    const dir = tempDir();
+    const cases: [string[], number, string][] = [
+      [['merchant', 'create', '--data-dir', dir], 2, '--name is required'],
+      [['merchant', 'create', '--name', 'x', '--sign-type', 'sha1', '--data-dir', dir], 1, 'sign_type: must be one of hmac-sha256, md5'],
+      [['merchant', 'create', '--name', 'x', '--callback-url', 'ftp://x', '--data-dir', dir], 1, 'callback_url: must be an http:// or https:// URL'],
+      [['channel', 'create', '--category', 'delta', '--name', 'x', '--pay-methods', 'bank', '--data-dir', dir], 1, 'category: must be one of alpha, beta, gamma'],
+      [['channel', 'create', '--category', 'beta', '--name', 'x', '--pay-methods', 'bank,card', '--data-dir', dir], 1, 'pay_methods.1: must be one of wxpay, alipay, bank'],
+      [['channel', 'create', '--category', 'beta', '--name', 'x', '--pay-methods', 'bank', '--service-rate', '1.5', '--data-dir', dir], 1, 'service_rate: must be a decimal fraction'],
+      [['channel', 'create', '--category', 'beta', '--name', 'x', '--pay-methods', 'bank', '--min-amount', '10', '--max-amount', '5', '--data-dir', dir], 1, 'max_amount: must not be below min_amount'],
+      [['channel', 'link', '--merchant', '7', '--channel', '1', '--data-dir', dir], 1, 'merchant_id: merchant 7 not found'],
+      [['merchant', 'rotate-secret', 'abc', '--data-dir', dir], 2, 'ID must be a positive integer id'],
+      [['merchant', 'create', '--name', 'x', '--bogus', '--data-dir', dir], 2, "Unknown option '--bogus'"],
+    ];
+    for (const [argv, code, message] of cases) {
+      const r = await cli(argv);
+      expect(r.code, argv.join(' ')).toBe(code);
+      expect(r.stderr).toContain(message);
+      expect(r.stdout).toBe('');
+    }
+    const list = await cli(['merchant', 'list', '--data-dir', dir, '--json']);
+    expect(JSON.parse(list.stdout)).toEqual([]);
+    const json = await cli(['merchant', 'create', '--data-dir', dir, '--json']);
+    expect(JSON.parse(json.stderr)).toEqual({ error: '--name is required' });
+  });
+
+  it('signs a body read from stdin exactly like the service verifies it', async () => {
+    const body = '{"api_key":"mk_demo_0001","timestamp":1767225600,"nonce":"n0nce-123","order_type":1,"cny_amount":"100.50","paychannel_id":3,"paychannel_paymethod":"alipay","customer_name":"张三"}';
+    const hmac = await cli(['sign', '--secret', 'sk_demo_secret'], { stdin: body });
+    expect(hmac.stdout).toBe('32ACFB7D59C021888A5D110CF00C41B292430795C4C7D251F672357401874833');
+    const md5 = await cli(['sign', '--secret', 'sk_demo_secret', '--sign-type', 'md5', '--json'], { stdin: body });
+    expect(md5.json()).toEqual({ signature: '89AB84DE3F073D1CDDD7FEA4CF27FA42', sign_type: 'md5' });
+    const fromEnv = await cli(['sign'], { stdin: '{"a":1.50}', env: { MERCHANT_CONSOLE_API_SECRET: 'k' } });
+    expect(fromEnv.stdout).toBe(computeSignature(parseJsonLossless('{"a":1.50}') as JsonObject, 'k'));
+    expect((await cli(['sign', '--secret', 'k'], { stdin: '[1]' })).stderr).toContain('stdin must hold a JSON object');
+    expect((await cli(['sign', '--secret', 'k'], { stdin: '{' })).code).toBe(2);
+  });
+
+  it('prints help and refuses unknown commands', async () => {
+    expect((await cli(['--help'])).stdout).toContain('merchant create');
+    const unknown = await cli(['frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command: frobnicate');
+    expect((await cli(['channel', 'create', '--help'])).stdout).toContain('usage: merchant-console channel create --category');
+  });
+});
