@@ -15,6 +15,9 @@ import { createChannelService } from './services/channel-service';
 import { createPaymentMethodService } from './services/payment-method-service';
 import { createOrderService, type AlphaRegionCheck } from './services/order-service';
 import { createRequestAuthService } from './services/request-auth-service';
+import { createSettingsService } from './services/settings-service';
+import { createConsoleAuthService } from './services/console-auth-service';
+import { createOrderReportService } from './services/order-report-service';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../src-shared/constants';
 
 export interface ServiceOptions {
@@ -43,6 +46,9 @@ export function openService(options: ServiceOptions) {
   const paymentMethods = createPaymentMethodService(ctx);
   const orders = createOrderService(ctx, { channels, paymentMethods, alphaRegions: options.alphaRegions });
   const requestAuth = createRequestAuthService(ctx, merchants);
+  const settings = createSettingsService(ctx);
+  const consoleAuth = createConsoleAuthService(ctx);
+  const orderReports = createOrderReportService(ctx);
   const writeQueue: WriteQueue = createWriteQueue(db);
 
   let closed = false;
@@ -51,7 +57,7 @@ export function openService(options: ServiceOptions) {
     ctx,
     db,
     writeQueue,
-    services: { merchants, channels, paymentMethods, orders, requestAuth },
+    services: { merchants, channels, paymentMethods, orders, requestAuth, settings, consoleAuth, orderReports },
     /** Where pay pages and links point; set by the listener once it knows its address. */
     setPublicUrl(url: string): void {
       publicUrl = url.replace(/\/+$/, '');

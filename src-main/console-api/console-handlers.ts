@@ -2,7 +2,9 @@
  * Service side of the console API: one handler per contract method (the
  * type makes a missing one a compile error), and one dispatcher that both
  * transports use — the desktop IPC wrapper and the /console-api HTTP route.
- * Handlers are thin: they call the same services as the merchant API.
+ * Handlers are thin: they call the same services as the merchant API, and
+ * every write goes through the write queue (one durable commit; a failed
+ * write leaves nothing behind).
  */
 import { AppError, ErrorCode, type Envelope } from '../../src-shared/errors';
 import {
@@ -11,9 +13,12 @@ import {
   type ConsoleResponse,
 } from '../../src-shared/console-api/contract';
 import { CONSOLE_METHODS, type ConsoleMethod } from '../../src-shared/console-api/methods';
+import { ORDER_TYPE } from '../../src-shared/constants';
+import type { ListenerSettings, SettingsView } from '../../src-shared/schemas/console';
 import { parseOrThrow } from '../../src-shared/validation/parse';
 import { errorEnvelope, internalError, successEnvelope } from '../http/envelope';
 import type { MerchantConsoleService } from '../service';
+import { toBuyOrderView, toSellOrderView } from '../services/order-service';
 
 export type ConsoleHandlers = {
   [M in ConsoleMethod]: (request: ConsoleParsedRequest<M>) => ConsoleResponse<M> | Promise<ConsoleResponse<M>>;
@@ -22,10 +27,13 @@ export type ConsoleHandlers = {
 export interface ConsoleRuntimeInfo {
   version: string;
   listenerUrl(): string | null;
+  /** The settings the running listener was started with; null (or absent) when none runs here. */
+  listenerInUse?(): ListenerSettings | null;
 }
 
 export function createConsoleHandlers(service: MerchantConsoleService, runtime: ConsoleRuntimeInfo): ConsoleHandlers {
-  const { merchants, channels, orders } = service.services;
+  const { merchants, channels, orders, paymentMethods, orderReports, settings } = service.services;
+  const write = <T>(fn: () => T): Promise<T> => service.writeQueue.run(fn);
 
   /** Merchant-scoped calls name an existing merchant. */
   function merchantId(id: number): number {
@@ -33,14 +41,60 @@ export function createConsoleHandlers(service: MerchantConsoleService, runtime: 
     return id;
   }
 
+  function settingsView(): SettingsView {
+    return {
+      listener: settings.listener(),
+      listener_in_use: runtime.listenerInUse?.() ?? null,
+      listener_url: runtime.listenerUrl(),
+      data_dir: service.dataDir,
+      version: runtime.version,
+    };
+  }
+
   return {
     getServiceInfo: () => ({ version: runtime.version, data_dir: service.dataDir, listener_url: runtime.listenerUrl() }),
-    listMerchants: () => merchants.list(),
+
     listPayChannels: (req) => {
-      const list = channels.listForMerchant(merchantId(req.merchant_id), req.category);
+      const list = orderReports.channelsForOrders(merchantId(req.merchant_id), req.category);
       return { list, total: list.length };
     },
-    listOrders: (req) => orders.list(merchantId(req.merchant_id), req),
+    listOrders: (req) => orderReports.list(merchantId(req.merchant_id), req),
+    getOrder: (req) => orderReports.detail(merchantId(req.merchant_id), req.order_no),
+    createOrder: async (req) => {
+      const { merchant_id, ...input } = req;
+      const merchant = merchants.require(merchant_id);
+      if (merchant.enabled !== 1) throw new AppError(ErrorCode.CONFLICT, `merchant_id: merchant ${merchant_id} is disabled`);
+      const row = await write(() =>
+        input.order_type === ORDER_TYPE.BUY ? orders.createBuy(merchant_id, input) : orders.createSell(merchant_id, input),
+      );
+      return row.order_type === ORDER_TYPE.BUY ? toBuyOrderView(row, service.ctx.publicUrl()) : toSellOrderView(row);
+    },
+    exportOrders: (req) => orderReports.exportChunk(merchantId(req.merchant_id), req),
+    getDashboardStats: (req) => orderReports.dashboard(merchantId(req.merchant_id)),
+
+    listMerchants: () => merchants.list(),
+    createMerchant: (req) => write(() => merchants.create(req)),
+    updateMerchant: (req) => write(() => merchants.update(req)),
+    rotateMerchantSecret: (req) => write(() => merchants.rotateSecret(req.id)),
+    listChannels: () => channels.list(),
+    createChannel: (req) => write(() => channels.create(req)),
+    updateChannel: (req) => write(() => channels.update(req)),
+    listChannelLinks: (req) =>
+      req.merchant_id !== undefined ? channels.linksOfMerchant(merchantId(req.merchant_id)) : (channels.require(req.channel_id!), channels.linksOfChannel(req.channel_id!)),
+    linkChannel: (req) => write(() => channels.link(req)),
+    unlinkChannel: (req) =>
+      write(() => {
+        channels.unlink(req.merchant_id, req.channel_id);
+        return { merchant_id: req.merchant_id, channel_id: req.channel_id, unlinked: true as const };
+      }),
+    listPaymentMethods: (req) => paymentMethods.listOfMerchant(merchantId(req.merchant_id)),
+    addPaymentMethod: (req) => write(() => paymentMethods.add(req)),
+    setPaymentMethodEnabled: (req) => write(() => paymentMethods.setEnabled(req.id, req.enabled)),
+    getSettings: () => settingsView(),
+    updateListenerSettings: async (req) => {
+      await write(() => settings.updateListener(req));
+      return settingsView();
+    },
   };
 }
 

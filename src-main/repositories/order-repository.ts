@@ -42,6 +42,10 @@ export interface OrderListFilter {
   startTime?: number | undefined;
   endTime?: number | undefined;
   orderNoPrefix?: string | undefined;
+  /** Exactly this order number (console search). */
+  orderNoExact?: string | undefined;
+  /** Keyset pagination (console export): only rows after this one in list order. */
+  before?: { createtime: number; id: number } | undefined;
   offset: number;
   limit: number;
 }
@@ -66,21 +70,36 @@ export function createOrderRepository(db: Database) {
   // combination then has an exact index (see migration 0001).
   const listStatements = new Map<string, { page: Statement<unknown[], OrderRow>; count: Statement<unknown[], { n: number }> }>();
   function statementsFor(f: OrderListFilter) {
-    const key = [f.status !== undefined, f.orderType !== undefined, f.startTime !== undefined, f.endTime !== undefined, f.orderNoPrefix !== undefined]
+    const key = [
+      f.status !== undefined,
+      f.orderType !== undefined,
+      f.startTime !== undefined,
+      f.endTime !== undefined,
+      f.orderNoPrefix !== undefined,
+      f.orderNoExact !== undefined,
+      f.before !== undefined,
+    ]
       .map((b) => (b ? '1' : '0'))
       .join('');
     let s = listStatements.get(key);
     if (!s) {
+      const byOrderNo = f.orderNoPrefix !== undefined || f.orderNoExact !== undefined;
+      // An order-number search is a range on (merchant_id, order_no) (migration
+      // 0002), whatever else is filtered: the planner would otherwise prefer
+      // the index that avoids the sort and walk all the merchant's orders.
+      const from = byOrderNo ? 'orders INDEXED BY orders_m_no' : 'orders';
       const where = ['merchant_id = @merchantId'];
       if (f.orderType !== undefined) where.push('order_type = @orderType');
       if (f.status !== undefined) where.push('status = @status');
       if (f.startTime !== undefined) where.push('createtime >= @startTime');
       if (f.endTime !== undefined) where.push('createtime <= @endTime');
       if (f.orderNoPrefix !== undefined) where.push("order_no >= @orderNoPrefix AND order_no < @orderNoPrefix || '~'");
+      if (f.orderNoExact !== undefined) where.push('order_no = @orderNoExact');
       const clause = where.join(' AND ');
+      const pageClause = f.before !== undefined ? `${clause} AND (createtime, id) < (@beforeTime, @beforeId)` : clause;
       s = {
-        page: db.prepare(`SELECT * FROM orders WHERE ${clause} ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`),
-        count: db.prepare(`SELECT count(*) AS n FROM orders WHERE ${clause}`),
+        page: db.prepare(`SELECT * FROM ${from} WHERE ${pageClause} ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`),
+        count: db.prepare(`SELECT count(*) AS n FROM ${from} WHERE ${clause}`),
       };
       listStatements.set(key, s);
     }
@@ -94,6 +113,11 @@ export function createOrderRepository(db: Database) {
     if (f.startTime !== undefined) params.startTime = f.startTime;
     if (f.endTime !== undefined) params.endTime = f.endTime;
     if (f.orderNoPrefix !== undefined) params.orderNoPrefix = f.orderNoPrefix;
+    if (f.orderNoExact !== undefined) params.orderNoExact = f.orderNoExact;
+    if (f.before !== undefined) {
+      params.beforeTime = f.before.createtime;
+      params.beforeId = f.before.id;
+    }
     return params;
   }
 
@@ -115,6 +139,10 @@ export function createOrderRepository(db: Database) {
       const s = statementsFor(filter);
       const params = bind(filter);
       return { rows: s.page.all(params), total: s.count.get(params)!.n };
+    },
+    /** One page without the count (keyset pages after the first). */
+    page(filter: OrderListFilter): OrderRow[] {
+      return statementsFor(filter).page.all(bind(filter));
     },
   };
 }

@@ -11,6 +11,8 @@ import { createNonceRepository } from '../repositories/nonce-repository';
 import { createOrderRepository } from '../repositories/order-repository';
 import { createPaymentMethodRepository } from '../repositories/payment-method-repository';
 import { createSettingsRepository } from '../repositories/settings-repository';
+import { createConsoleAuthRepository } from '../repositories/console-auth-repository';
+import { createOrderStatsRepository } from '../repositories/order-stats-repository';
 
 export interface Clock {
   /** Unix seconds. */
@@ -27,6 +29,8 @@ export function createRepositories(db: Database) {
     orders: createOrderRepository(db),
     nonces: createNonceRepository(db),
     settings: createSettingsRepository(db),
+    consoleAuth: createConsoleAuthRepository(db),
+    orderStats: createOrderStatsRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

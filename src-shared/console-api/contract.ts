@@ -6,12 +6,41 @@
  *
  * scope: 'public' needs no merchant; 'merchant' calls act for the merchant
  * named by `merchant_id` in the request; 'operator' calls administer.
+ * Amounts follow the merchant API (docs/api.md): integers are fen, yuan
+ * strings have two decimals; inputs accept yuan as "100.50" or 100.5.
  */
 import { z } from 'zod';
 import { CONSOLE_METHODS, type ConsoleMethod } from './methods';
-import { categoryField, orderStatusField, orderTypeField, positiveId, unixSeconds } from '../schemas/fields';
-import { orderListView, payChannelListView } from '../schemas/merchant-api';
-import { merchantView } from '../schemas/operator';
+import { categoryField, positiveId } from '../schemas/fields';
+import { createBuyOrderFields, createdOrderView, createSellOrderFields } from '../schemas/merchant-api';
+import {
+  channelAdminView,
+  channelCreateInput,
+  channelLinkInput,
+  channelLinkView,
+  channelUnlinkInput,
+  channelUpdateInput,
+  merchantCreateInput,
+  merchantUpdateInput,
+  merchantView,
+  merchantWithSecretView,
+  paymentMethodAddInput,
+  paymentMethodView,
+} from '../schemas/operator';
+import {
+  checkTimeRange,
+  consoleChannelListView,
+  consoleOrderFilters,
+  consoleOrderListView,
+  dashboardStatsView,
+  EXPORT_CHUNK_DEFAULT,
+  EXPORT_CHUNK_MAX,
+  listenerSettingsInput,
+  merchantScoped,
+  orderDetailView,
+  orderExportChunkView,
+  settingsView,
+} from '../schemas/console';
 import { LIST_DEFAULT_LIMIT, LIST_DEFAULT_PAGE, LIST_MAX_LIMIT } from '../constants';
 
 export type ConsoleScope = 'public' | 'merchant' | 'operator';
@@ -26,7 +55,7 @@ function entry<Req extends z.ZodType, Res extends z.ZodType>(scope: ConsoleScope
   return { scope, request, response };
 }
 
-const merchantScoped = { merchant_id: positiveId };
+const noParams = z.strictObject({});
 
 export const serviceInfoView = z.object({
   version: z.string(),
@@ -35,23 +64,89 @@ export const serviceInfoView = z.object({
   listener_url: z.string().nullable(),
 });
 
+const orderNoParam = z.string().trim().min(1).max(64);
+
 export const consoleApiContract = {
-  getServiceInfo: entry('public', z.strictObject({}), serviceInfoView),
-  listMerchants: entry('operator', z.strictObject({}), z.array(merchantView)),
-  listPayChannels: entry('merchant', z.strictObject({ ...merchantScoped, category: categoryField.optional() }), payChannelListView),
+  getServiceInfo: entry('public', noParams, serviceInfoView),
+
+  // ------------------------------------------------------------ merchant-scoped
+  /** Enabled channels linked to the merchant, with pay methods, limits and effective fees (order forms). */
+  listPayChannels: entry('merchant', z.strictObject({ ...merchantScoped, category: categoryField.optional() }), consoleChannelListView),
+  /** Newest first; filters status, type, createtime range (inclusive), order number (prefix or exact). */
   listOrders: entry(
     'merchant',
-    z.strictObject({
-      ...merchantScoped,
-      page: z.int().min(1).default(LIST_DEFAULT_PAGE),
-      limit: z.int().min(1).max(LIST_MAX_LIMIT).default(LIST_DEFAULT_LIMIT),
-      status: orderStatusField.optional(),
-      order_type: orderTypeField.optional(),
-      start_time: unixSeconds.optional(),
-      end_time: unixSeconds.optional(),
-    }),
-    orderListView,
+    z
+      .strictObject({
+        ...merchantScoped,
+        page: z.int().min(1).max(1_000_000).default(LIST_DEFAULT_PAGE),
+        limit: z.int().min(1).max(LIST_MAX_LIMIT).default(LIST_DEFAULT_LIMIT),
+        ...consoleOrderFilters,
+      })
+      .superRefine(checkTimeRange),
+    consoleOrderListView,
   ),
+  /** Every field of the spec's Order / Buy / Sell resources plus channel and fee breakdown. */
+  getOrder: entry('merchant', z.strictObject({ ...merchantScoped, order_no: orderNoParam }), orderDetailView),
+  /** The merchant API's createOrder without signature: same validation, services and ledger. */
+  createOrder: entry(
+    'merchant',
+    z.discriminatedUnion('order_type', [createBuyOrderFields.extend(merchantScoped), createSellOrderFields.extend(merchantScoped)], {
+      error: (issue) => (issue.code === 'invalid_union' ? 'must be 1 (buy) or 2 (sell)' : undefined),
+    }),
+    createdOrderView,
+  ),
+  /** One chunk of the filtered list for CSV (src-shared/csv/orders-csv.ts formats it); follow next_cursor. */
+  exportOrders: entry(
+    'merchant',
+    z
+      .strictObject({
+        ...merchantScoped,
+        ...consoleOrderFilters,
+        cursor: z.string().min(1).max(512).optional(),
+        chunk_size: z.int().min(1).max(EXPORT_CHUNK_MAX).default(EXPORT_CHUNK_DEFAULT),
+      })
+      .superRefine(checkTimeRange),
+    orderExportChunkView,
+  ),
+  /** Today's and 30 days' counts and sums by type and status, and the daily volume series. */
+  getDashboardStats: entry('merchant', z.strictObject({ ...merchantScoped }), dashboardStatsView),
+
+  // ------------------------------------------------------------ operator
+  listMerchants: entry('operator', noParams, z.array(merchantView)),
+  /** The api_secret is in this answer only. */
+  createMerchant: entry('operator', merchantCreateInput, merchantWithSecretView),
+  updateMerchant: entry('operator', merchantUpdateInput, merchantView),
+  /** The new api_secret is in this answer only; the old one stops working at once. */
+  rotateMerchantSecret: entry('operator', z.strictObject({ id: positiveId }), merchantWithSecretView),
+  /** Every channel; sensitive config keys only, values masked. */
+  listChannels: entry('operator', noParams, z.array(channelAdminView)),
+  /** `config` is write-only: answers carry config_masked. */
+  createChannel: entry('operator', channelCreateInput, channelAdminView),
+  /** `config`, when given, replaces the whole config; omitted keeps it. */
+  updateChannel: entry('operator', channelUpdateInput, channelAdminView),
+  /** Links of one merchant or of one channel (exactly one of the two). */
+  listChannelLinks: entry(
+    'operator',
+    z
+      .strictObject({ merchant_id: positiveId.optional(), channel_id: positiveId.optional() })
+      .superRefine((v, ctx) => {
+        if ((v.merchant_id === undefined) === (v.channel_id === undefined)) {
+          ctx.addIssue({ code: 'custom', path: ['merchant_id'], message: 'give exactly one of merchant_id and channel_id' });
+        }
+      }),
+    z.array(channelLinkView),
+  ),
+  /** Links (or re-links with new overrides); a null override means "the channel's". */
+  linkChannel: entry('operator', channelLinkInput, channelLinkView),
+  unlinkChannel: entry('operator', channelUnlinkInput, z.object({ merchant_id: z.int(), channel_id: z.int(), unlinked: z.literal(true) })),
+  /** Settlement accounts (payees of beta/gamma sells), card numbers masked. */
+  listPaymentMethods: entry('operator', z.strictObject({ ...merchantScoped }), z.array(paymentMethodView)),
+  addPaymentMethod: entry('operator', paymentMethodAddInput, paymentMethodView),
+  setPaymentMethodEnabled: entry('operator', z.strictObject({ id: positiveId, enabled: z.boolean() }), paymentMethodView),
+  /** Stored listener settings, what the running listener uses, data dir, version. */
+  getSettings: entry('operator', noParams, settingsView),
+  /** Applies at the next start of serve / the desktop app. */
+  updateListenerSettings: entry('operator', listenerSettingsInput, settingsView),
   // `satisfies` makes a method missing from, or extra to, methods.ts a compile error.
 } satisfies Record<ConsoleMethod, ContractEntry>;
 

@@ -4,7 +4,33 @@
  * contract. contract.ts checks at compile time that its map has exactly
  * these keys.
  */
-export const CONSOLE_METHODS = ['getServiceInfo', 'listMerchants', 'listPayChannels', 'listOrders'] as const;
+export const CONSOLE_METHODS = [
+  // public
+  'getServiceInfo',
+  // merchant-scoped (the request names merchant_id)
+  'listPayChannels',
+  'listOrders',
+  'getOrder',
+  'createOrder',
+  'exportOrders',
+  'getDashboardStats',
+  // operator
+  'listMerchants',
+  'createMerchant',
+  'updateMerchant',
+  'rotateMerchantSecret',
+  'listChannels',
+  'createChannel',
+  'updateChannel',
+  'listChannelLinks',
+  'linkChannel',
+  'unlinkChannel',
+  'listPaymentMethods',
+  'addPaymentMethod',
+  'setPaymentMethodEnabled',
+  'getSettings',
+  'updateListenerSettings',
+] as const;
 
 export type ConsoleMethod = (typeof CONSOLE_METHODS)[number];
 

@@ -1,0 +1,300 @@
+/**
+ * Read models of the console: the orders table with order-number search,
+ * the order detail with its fee breakdown, the chunked CSV export and the
+ * dashboard figures. Reads only; the rules of orders stay in order-service.
+ */
+import { AppError, ErrorCode } from '../../src-shared/errors';
+import { categoryText, ORDER_STATUSES, ORDER_TYPE, ORDER_TYPES, type ChannelCategory } from '../../src-shared/constants';
+import { formatFen } from '../../src-shared/money';
+import type {
+  ConsoleChannelView,
+  ConsoleOrderListView,
+  ConsoleOrderSummary,
+  DailyVolumePoint,
+  DashboardStatsView,
+  FeeBreakdown,
+  OrderDetailView,
+  OrderExportChunkView,
+  OrderExportRow,
+  PeriodStats,
+  StatusBucket,
+} from '../../src-shared/schemas/console';
+import { DASHBOARD_DAYS } from '../../src-shared/schemas/console';
+import type { ChannelRow } from '../repositories/channel-repository';
+import type { OrderListFilter, OrderRow } from '../repositories/order-repository';
+import { REPORT_UTC_OFFSET_SECONDS, type DayBucketRow } from '../repositories/order-stats-repository';
+import { effectiveFees, payMethodsOf, toPayChannelView } from './channel-service';
+import type { ServiceContext } from './context';
+import { payUrlOf, toOrderView, type CustomerPaymentMethod, type PaymentMethodSnapshot } from './order-service';
+
+export interface ConsoleOrderFilter {
+  status?: OrderListFilter['status'];
+  order_type?: OrderListFilter['orderType'];
+  start_time?: number | undefined;
+  end_time?: number | undefined;
+  order_no?: string | undefined;
+  order_no_match: 'prefix' | 'exact';
+}
+
+/** The fee lines of an order as stored, and how they make merchant_actual_amount. */
+export function feeBreakdownOf(row: OrderRow): FeeBreakdown {
+  if (row.order_type === ORDER_TYPE.BUY) {
+    return {
+      amount: row.cny_amount,
+      items: [
+        { item: 'service', rate: row.service_rate, rate_unit: 'fraction', amount: row.service_amount, effect: 'deducted' },
+        { item: 'deposit', rate: String(row.deposit_rate), rate_unit: 'basis_points', amount: row.deposit_amount, effect: 'deducted' },
+      ],
+      merchant_actual_amount: row.merchant_actual_amount,
+      formula: 'merchant_actual_amount = cny_amount - service_amount - deposit_amount',
+    };
+  }
+  return {
+    amount: row.cny_amount,
+    items: [
+      { item: 'service', rate: row.service_rate, rate_unit: 'fraction', amount: row.service_amount, effect: 'added' },
+      { item: 'passage', rate: row.passage_rate, rate_unit: 'fraction', amount: row.passage_amount, effect: 'added' },
+      { item: 'deposit', rate: String(row.deposit_rate), rate_unit: 'basis_points', amount: row.deposit_amount, effect: 'added' },
+      // The channel's commission is the platform's cost, not charged to the merchant.
+      { item: 'channel', rate: String(row.base_rate), rate_unit: 'basis_points', amount: row.channel_amount, effect: 'informational' },
+    ],
+    merchant_actual_amount: row.merchant_actual_amount,
+    formula: 'merchant_actual_amount = cny_amount + service_amount + passage_amount + deposit_amount',
+  };
+}
+
+/** Midnight (Beijing) of the day `t` falls in, as Unix seconds. */
+export function reportDayStart(t: number): number {
+  return Math.floor((t + REPORT_UTC_OFFSET_SECONDS) / 86400) * 86400 - REPORT_UTC_OFFSET_SECONDS;
+}
+
+function dayIndex(t: number): number {
+  return Math.floor((t + REPORT_UTC_OFFSET_SECONDS) / 86400);
+}
+
+function dateOfDayIndex(day: number): string {
+  return new Date(day * 86400 * 1000).toISOString().slice(0, 10);
+}
+
+/** Every type × status with zeros, then the buckets summed in. */
+function periodStatsOf(buckets: readonly DayBucketRow[], since: number): PeriodStats {
+  const byKey = new Map<string, StatusBucket>();
+  for (const order_type of ORDER_TYPES) {
+    for (const status of ORDER_STATUSES) byKey.set(`${order_type}:${status}`, { order_type, status, count: 0, amount: 0, merchant_actual_amount: 0 });
+  }
+  let count = 0;
+  let amount = 0;
+  for (const b of buckets) {
+    const entry = byKey.get(`${b.order_type}:${b.status}`)!;
+    entry.count += b.n;
+    entry.amount += b.amount;
+    entry.merchant_actual_amount += b.actual;
+    count += b.n;
+    amount += b.amount;
+  }
+  return { since, count, amount, by_type_status: [...byKey.values()] };
+}
+
+interface ExportCursor {
+  /** (createtime, id) of the last row handed out. */
+  t: number;
+  i: number;
+  /** Rows handed out so far and the total when the export started. */
+  n: number;
+  total: number;
+}
+
+function encodeCursor(c: ExportCursor): string {
+  return Buffer.from(JSON.stringify(c), 'utf8').toString('base64url');
+}
+
+function decodeCursor(text: string): ExportCursor {
+  const invalid = () => new AppError(ErrorCode.VALIDATION, 'cursor: is not a cursor returned by exportOrders');
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  const c = value as Partial<ExportCursor>;
+  const ok = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+  if (typeof value !== 'object' || value === null || !ok(c.t) || !ok(c.i) || !ok(c.n) || !ok(c.total)) throw invalid();
+  return c as ExportCursor;
+}
+
+export function createOrderReportService(ctx: ServiceContext) {
+  const { repos, clock } = ctx;
+
+  /** Channel rows of one call, looked up once each. */
+  function channelLookup(): (id: number) => ChannelRow {
+    const cache = new Map<number, ChannelRow>();
+    return (id) => {
+      let row = cache.get(id);
+      if (!row) {
+        row = repos.channels.findById(id)!;
+        cache.set(id, row);
+      }
+      return row;
+    };
+  }
+
+  function summaryOf(row: OrderRow, channelOf: (id: number) => ChannelRow): ConsoleOrderSummary {
+    const channel = channelOf(row.channel_id);
+    return {
+      ...toOrderView(row),
+      order_id: String(row.id),
+      pay_method: row.pay_method,
+      channel_id: row.channel_id,
+      channel_name: channel.name,
+      channel_category: channel.category,
+      customer_name: row.customer_name,
+    };
+  }
+
+  function exportRowOf(row: OrderRow, channelOf: (id: number) => ChannelRow): OrderExportRow {
+    return {
+      ...summaryOf(row, channelOf),
+      merchant_amount: formatFen(row.cny_amount),
+      passage_rate: row.passage_rate,
+      passage_amount: row.passage_amount,
+      deposit_rate: row.deposit_rate,
+      deposit_amount: row.deposit_amount,
+      base_rate: row.base_rate,
+      channel_amount: row.channel_amount,
+    };
+  }
+
+  function listFilter(merchantId: number, f: ConsoleOrderFilter): Omit<OrderListFilter, 'offset' | 'limit'> {
+    return {
+      merchantId,
+      status: f.status,
+      orderType: f.order_type,
+      startTime: f.start_time,
+      endTime: f.end_time,
+      orderNoPrefix: f.order_no !== undefined && f.order_no_match === 'prefix' ? f.order_no : undefined,
+      orderNoExact: f.order_no !== undefined && f.order_no_match === 'exact' ? f.order_no : undefined,
+    };
+  }
+
+  return {
+    /** The orders table: newest first, remote pagination, every console filter. */
+    list(merchantId: number, q: ConsoleOrderFilter & { page: number; limit: number }): ConsoleOrderListView {
+      const { rows, total } = repos.orders.list({ ...listFilter(merchantId, q), offset: (q.page - 1) * q.limit, limit: q.limit });
+      const channelOf = channelLookup();
+      return { list: rows.map((r) => summaryOf(r, channelOf)), total, page: q.page, limit: q.limit };
+    },
+
+    /** Another merchant's order answers exactly like a missing one. */
+    detail(merchantId: number, orderNo: string): OrderDetailView {
+      const row = repos.orders.findForMerchant(merchantId, orderNo);
+      if (!row) throw new AppError(ErrorCode.NOT_FOUND, `order_no: order ${orderNo} not found`);
+      const channel = repos.channels.findById(row.channel_id)!;
+      const isBuy = row.order_type === ORDER_TYPE.BUY;
+      return {
+        order_id: String(row.id),
+        order_no: row.order_no,
+        order_type: row.order_type,
+        status: row.status,
+        cny_amount: formatFen(row.cny_amount),
+        merchant_amount: formatFen(row.cny_amount),
+        merchant_actual_amount: row.merchant_actual_amount,
+        service_rate: row.service_rate,
+        service_amount: row.service_amount,
+        passage_rate: row.passage_rate,
+        passage_amount: row.passage_amount,
+        deposit_rate: row.deposit_rate,
+        deposit_amount: row.deposit_amount,
+        base_rate: row.base_rate,
+        channel_amount: row.channel_amount,
+        payment_method: row.pay_method,
+        paychannel_id: row.channel_id,
+        channel: { id: channel.id, name: channel.name, category: channel.category, category_text: categoryText(channel.category) },
+        payment_method_id: row.payment_method_id,
+        payment_method_snapshot: row.payment_method_snapshot ? (JSON.parse(row.payment_method_snapshot) as PaymentMethodSnapshot) : null,
+        customer_payment_method: row.customer_payment_method ? (JSON.parse(row.customer_payment_method) as CustomerPaymentMethod) : null,
+        customer_name: row.customer_name,
+        pay_url: isBuy && row.pay_token ? payUrlOf(ctx.publicUrl(), row.pay_token) : null,
+        expires_at: row.expires_at,
+        createtime: row.createtime,
+        updatetime: row.updatetime,
+        fees: feeBreakdownOf(row),
+      };
+    },
+
+    /**
+     * One chunk of the CSV export, newest first. Keyset pagination on
+     * (createtime, id): orders created meanwhile never shift the chunks.
+     */
+    exportChunk(merchantId: number, q: ConsoleOrderFilter & { cursor?: string | undefined; chunk_size: number }): OrderExportChunkView {
+      const cursor = q.cursor !== undefined ? decodeCursor(q.cursor) : undefined;
+      const filter = listFilter(merchantId, q);
+      const total = cursor ? cursor.total : repos.orders.list({ ...filter, offset: 0, limit: 0 }).total;
+      // One row more than asked tells whether another chunk follows.
+      const rows = repos.orders.page({ ...filter, before: cursor && { createtime: cursor.t, id: cursor.i }, offset: 0, limit: q.chunk_size + 1 });
+      const more = rows.length > q.chunk_size;
+      const chunk = more ? rows.slice(0, q.chunk_size) : rows;
+      const exported = (cursor?.n ?? 0) + chunk.length;
+      const last = chunk[chunk.length - 1];
+      const channelOf = channelLookup();
+      return {
+        rows: chunk.map((r) => exportRowOf(r, channelOf)),
+        next_cursor: more && last ? encodeCursor({ t: last.createtime, i: last.id, n: exported, total }) : null,
+        total: Math.max(total, exported),
+        exported,
+      };
+    },
+
+    /** Today's and the last 30 days' counts and sums, and the daily series, in one grouped query. */
+    dashboard(merchantId: number): DashboardStatsView {
+      const now = clock.now();
+      const todayStart = reportDayStart(now);
+      const from = todayStart - (DASHBOARD_DAYS - 1) * 86400;
+      const buckets = repos.orderStats.dayBuckets(merchantId, from, todayStart + 86400);
+      const today = dayIndex(now);
+      const firstDay = today - (DASHBOARD_DAYS - 1);
+      const daily: DailyVolumePoint[] = [];
+      for (let d = firstDay; d <= today; d++) {
+        daily.push({
+          date: dateOfDayIndex(d),
+          day_start: d * 86400 - REPORT_UTC_OFFSET_SECONDS,
+          buy_count: 0,
+          buy_amount: 0,
+          sell_count: 0,
+          sell_amount: 0,
+          buy_completed_amount: 0,
+          sell_completed_amount: 0,
+        });
+      }
+      for (const b of buckets) {
+        const point = daily[b.day - firstDay];
+        if (!point) continue;
+        const side = b.order_type === ORDER_TYPE.BUY ? 'buy' : 'sell';
+        point[`${side}_count`] += b.n;
+        point[`${side}_amount`] += b.amount;
+        if (b.status === 'completed') point[`${side}_completed_amount`] += b.amount;
+      }
+      return {
+        generated_at: now,
+        time_zone: '+08:00',
+        today: periodStatsOf(
+          buckets.filter((b) => b.day === today),
+          todayStart,
+        ),
+        last_30_days: periodStatsOf(buckets, from),
+        daily,
+      };
+    },
+
+    /** Enabled channels linked to the merchant, with what the order forms enforce. */
+    channelsForOrders(merchantId: number, category?: ChannelCategory): ConsoleChannelView[] {
+      return repos.channels.listEnabledLinked(merchantId, category).map((row) => ({
+        ...toPayChannelView(row),
+        pay_methods: payMethodsOf(row),
+        min_amount: formatFen(row.min_amount),
+        max_amount: formatFen(row.max_amount),
+        fees: effectiveFees(row),
+      }));
+    },
+  };
+}
+export type OrderReportService = ReturnType<typeof createOrderReportService>;

@@ -1,0 +1,454 @@
+/**
+ * Every console-API method through dispatchConsoleCall with a real service
+ * on a temp data dir: valid calls (answers checked against the contract's
+ * response schema, nothing extra), invalid calls (field-named errors), and
+ * nothing persisted when a call fails. The last test checks that every
+ * method of the contract was exercised successfully here.
+ */
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { createConsoleHandlers, dispatchConsoleCall, type ConsoleHandlers } from '../../../src-main/console-api/console-handlers';
+import type { MerchantConsoleService } from '../../../src-main/service';
+import { consoleApiContract, type ConsoleResponse } from '../../../src-shared/console-api/contract';
+import { CONSOLE_METHODS, type ConsoleMethod } from '../../../src-shared/console-api/methods';
+import type { Envelope } from '../../../src-shared/errors';
+import { manualClock, rowCount, seedMerchant, testService, type SeededMerchant } from '../../support/service-harness';
+
+const covered = new Set<ConsoleMethod>();
+
+interface Ctx {
+  service: MerchantConsoleService;
+  handlers: ConsoleHandlers;
+  clock: ReturnType<typeof manualClock>;
+  m: SeededMerchant;
+}
+
+// 2026-01-01 10:00:00 Beijing time
+const T0 = 1767232800;
+
+function setup(): Ctx {
+  const clock = manualClock(T0);
+  const service = testService({ clock });
+  const m = seedMerchant(service);
+  const handlers = createConsoleHandlers(service, {
+    version: '9.9.9-test',
+    listenerUrl: () => 'http://127.0.0.1:1',
+    listenerInUse: () => ({ enabled: true, host: '127.0.0.1', port: 1, base_path: '/addons/paychannel' }),
+  });
+  return { service, handlers, clock, m };
+}
+
+async function call(c: Ctx, method: string, request: unknown): Promise<Envelope<unknown>> {
+  return dispatchConsoleCall(c.handlers, method, request, { error: ({ err }) => console.error(err) });
+}
+
+/** A successful call: data matches the response schema exactly (no extra members). */
+async function ok<M extends ConsoleMethod>(c: Ctx, method: M, request: unknown): Promise<ConsoleResponse<M>> {
+  const res = await call(c, method, request);
+  expect(res, `${method} ${JSON.stringify(res)}`).toMatchObject({ code: 1 });
+  const parsed = consoleApiContract[method].response.parse(res.data);
+  expect(parsed).toEqual(res.data);
+  covered.add(method);
+  return res.data as ConsoleResponse<M>;
+}
+
+async function fails(c: Ctx, method: string, request: unknown, code: number, msg: string | RegExp): Promise<void> {
+  const res = await call(c, method, request);
+  expect(res.data).toBeNull();
+  expect(res.code).toBe(code);
+  if (typeof msg === 'string') expect(res.msg).toBe(msg);
+  else expect(res.msg).toMatch(msg);
+}
+
+const buy = (c: Ctx, amount: string | number = '100.50', extra: Record<string, unknown> = {}) =>
+  ok(c, 'createOrder', { merchant_id: c.m.id, order_type: 1, cny_amount: amount, paychannel_id: c.m.channels.beta, paychannel_paymethod: 'alipay', ...extra });
+
+const alphaPersonal = {
+  name: '张三',
+  cert_type: '00',
+  cert_no: '11010519491231002X',
+  cert_validity_type: '1',
+  cert_begin_date: '20200101',
+  mobile_no: '13800138000',
+};
+const alphaCard = { card_type: '1', card_name: '张三', card_no: '6222020200112233445', prov_id: '110000', area_id: '110100' };
+
+describe('console contract: public and merchant-scoped calls', () => {
+  let c: Ctx;
+  beforeEach(() => {
+    c = setup();
+  });
+
+  it('getServiceInfo answers version, data dir and listener URL', async () => {
+    const info = await ok(c, 'getServiceInfo', {});
+    expect(info).toEqual({ version: '9.9.9-test', data_dir: c.service.dataDir, listener_url: 'http://127.0.0.1:1' });
+    await fails(c, 'getServiceInfo', { extra: 1 }, 1001, 'extra: unknown parameter');
+    await fails(c, 'getServiceInfo', [], 1001, 'request: must be an object');
+  });
+
+  it('listPayChannels gives the form what it enforces: pay methods, limits, effective fees', async () => {
+    c.service.services.channels.link({ merchant_id: c.m.id, channel_id: c.m.channels.gamma, service_rate: '0.01' });
+    const all = await ok(c, 'listPayChannels', { merchant_id: c.m.id });
+    expect(all.total).toBe(3);
+    const gamma = all.list.find((ch) => ch.id === c.m.channels.gamma)!;
+    expect(gamma).toMatchObject({
+      category: 'gamma',
+      category_text: 'Gamma',
+      pay_methods: ['wxpay', 'alipay', 'bank'],
+      pay_method_text: 'Wxpay,Alipay,Bank',
+      min_amount: '1.00',
+      max_amount: '50000.00',
+      fees: { service_rate: '0.01', passage_rate: '0.002', deposit_rate: 50, base_rate: 30 },
+    });
+    c.service.services.channels.update({ id: c.m.channels.alpha, enabled: false });
+    const beta = await ok(c, 'listPayChannels', { merchant_id: c.m.id, category: 'beta' });
+    expect(beta.list.map((ch) => ch.category)).toEqual(['beta']);
+    expect((await ok(c, 'listPayChannels', { merchant_id: c.m.id, category: 'alpha' })).total).toBe(0);
+
+    await fails(c, 'listPayChannels', { merchant_id: c.m.id, category: 'delta' }, 1001, 'category: must be one of alpha, beta, gamma');
+    await fails(c, 'listPayChannels', {}, 1001, 'merchant_id: is required');
+    await fails(c, 'listPayChannels', { merchant_id: 999 }, 3001, 'merchant_id: merchant 999 not found');
+  });
+
+  it('createOrder (buy) goes through the same rules as the API and answers the Buy order resource', async () => {
+    const before = rowCount(c.service, 'orders');
+    const created = await buy(c, 100.5, { customer_name: '李四' });
+    expect(created).toMatchObject({ order_type: 1, status: 'pending', cny_amount: '100.50', merchant_amount: '100.50', payment_method: 'alipay' });
+    // 10050 fen: service R(10050×0.006)=60, deposit R(10050×50/10000)=50
+    expect(created).toMatchObject({ service_amount: 60, deposit_amount: 50, merchant_actual_amount: 9940 });
+    expect('pay_url' in created && created.pay_url).toMatch(/\/pay\/[A-Za-z0-9_-]{20,}$/);
+    expect(rowCount(c.service, 'orders')).toBe(before + 1);
+
+    const req = { merchant_id: c.m.id, order_type: 1, paychannel_id: c.m.channels.beta, paychannel_paymethod: 'alipay' };
+    const cases: [Record<string, unknown>, number, string][] = [
+      [{ ...req, cny_amount: '0' }, 1001, 'cny_amount: must be greater than 0'],
+      [{ ...req, cny_amount: '1.005' }, 1001, 'cny_amount: must have at most 2 decimal places'],
+      [{ ...req, cny_amount: '0.50' }, 1001, `cny_amount: must be between 1.00 and 50000.00 on channel ${c.m.channels.beta}`],
+      [{ ...req, cny_amount: '10', paychannel_id: 999 }, 1001, 'paychannel_id: no enabled channel 999 is linked to this merchant'],
+      [{ ...req, cny_amount: '10', paychannel_paymethod: 'cash' }, 1001, 'paychannel_paymethod: must be one of wxpay, alipay, bank'],
+      [{ ...req, cny_amount: '10', order_type: 3 }, 1001, 'order_type: must be 1 (buy) or 2 (sell)'],
+      [{ ...req, cny_amount: '10', api_key: 'mk_x' }, 1001, 'api_key: unknown parameter'],
+      [{ ...req, cny_amount: '10', merchant_id: 999 }, 3001, 'merchant_id: merchant 999 not found'],
+    ];
+    for (const [request, code, msg] of cases) await fails(c, 'createOrder', request, code, msg);
+    expect(rowCount(c.service, 'orders')).toBe(before + 1);
+
+    c.service.services.merchants.update({ id: c.m.id, enabled: false });
+    await fails(c, 'createOrder', { ...req, cny_amount: '10' }, 4001, `merchant_id: merchant ${c.m.id} is disabled`);
+    expect(rowCount(c.service, 'orders')).toBe(before + 1);
+  });
+
+  it('createOrder (sell) on beta and alpha, with the alpha rules of the spec', async () => {
+    const sell = { merchant_id: c.m.id, order_type: 2, cny_amount: '200', paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank' };
+    const beta = await ok(c, 'createOrder', sell);
+    expect(beta).toMatchObject({ order_type: 2, status: 'pending', cny_amount: '200.00', payment_method_snapshot: { bank: '中国银行' } });
+
+    const alpha = { ...sell, paychannel_id: c.m.channels.alpha };
+    const created = await ok(c, 'createOrder', { ...alpha, alpha_personal_data: alphaPersonal, alpha_card_info: alphaCard });
+    expect(created).toMatchObject({ order_type: 2, customer_payment_method: { real_name: '张三', card_number: '622202*********3445' } });
+
+    const before = rowCount(c.service, 'orders');
+    const pmBefore = rowCount(c.service, 'payment_methods');
+    await fails(c, 'createOrder', alpha, 1001, 'alpha_personal_data: is required on alpha channels');
+    await fails(c, 'createOrder', { ...alpha, alpha_personal_data: { ...alphaPersonal, cert_no: '110105194912310021' }, alpha_card_info: alphaCard }, 1001,
+      'alpha_personal_data.cert_no: has a wrong check digit (GB 11643)');
+    await fails(c, 'createOrder', { ...alpha, alpha_personal_data: { ...alphaPersonal, cert_validity_type: '0' }, alpha_card_info: alphaCard }, 1001,
+      'alpha_personal_data.cert_end_date: is required when cert_validity_type is 0');
+    await fails(c, 'createOrder', { ...sell, alpha_card_info: alphaCard }, 1001, 'alpha_card_info: not accepted on beta channels');
+    await fails(c, 'createOrder', { ...sell, customer_name: 'x' }, 1001, 'customer_name: unknown parameter');
+    expect(rowCount(c.service, 'orders')).toBe(before);
+    expect(rowCount(c.service, 'payment_methods')).toBe(pmBefore);
+  });
+
+  it('listOrders: newest first, every filter, order-number prefix and exact search', async () => {
+    const b1 = await buy(c, '10');
+    c.clock.advance(60);
+    const s1 = await ok(c, 'createOrder', { merchant_id: c.m.id, order_type: 2, cny_amount: '20', paychannel_id: c.m.channels.gamma, paychannel_paymethod: 'wxpay' });
+    c.clock.advance(60);
+    const b2 = await buy(c, '30');
+    const other = seedMerchant(c.service, 'Other');
+    await ok(c, 'createOrder', { merchant_id: other.id, order_type: 1, cny_amount: '40', paychannel_id: other.channels.beta, paychannel_paymethod: 'bank' });
+
+    const all = await ok(c, 'listOrders', { merchant_id: c.m.id });
+    expect(all).toMatchObject({ total: 3, page: 1, limit: 20 });
+    expect(all.list.map((o) => o.order_no)).toEqual([b2.order_no, s1.order_no, b1.order_no]);
+    expect(all.list[1]).toMatchObject({ order_type: 2, pay_method: 'wxpay', channel_id: c.m.channels.gamma, channel_name: 'Test Merchant gamma', channel_category: 'gamma' });
+
+    const buys = await ok(c, 'listOrders', { merchant_id: c.m.id, order_type: 1, status: 'pending' });
+    expect(buys.list.map((o) => o.order_no)).toEqual([b2.order_no, b1.order_no]);
+    const ranged = await ok(c, 'listOrders', { merchant_id: c.m.id, start_time: T0 + 60, end_time: T0 + 60 });
+    expect(ranged.list.map((o) => o.order_no)).toEqual([s1.order_no]);
+    const page2 = await ok(c, 'listOrders', { merchant_id: c.m.id, page: 2, limit: 2 });
+    expect(page2).toMatchObject({ total: 3, page: 2, limit: 2 });
+    expect(page2.list.map((o) => o.order_no)).toEqual([b1.order_no]);
+
+    const prefixB = await ok(c, 'listOrders', { merchant_id: c.m.id, order_no: 'b' });
+    expect(prefixB.list.map((o) => o.order_no)).toEqual([b2.order_no, b1.order_no]);
+    const exact = await ok(c, 'listOrders', { merchant_id: c.m.id, order_no: s1.order_no.toLowerCase(), order_no_match: 'exact' });
+    expect(exact.list.map((o) => o.order_no)).toEqual([s1.order_no]);
+    const prefixLong = await ok(c, 'listOrders', { merchant_id: c.m.id, order_no: b1.order_no.slice(0, 20) });
+    expect(prefixLong.list.map((o) => o.order_no)).toContain(b1.order_no);
+    const notWhole = await ok(c, 'listOrders', { merchant_id: c.m.id, order_no: b1.order_no.slice(0, 20), order_no_match: 'exact' });
+    expect(notWhole.total).toBe(0);
+
+    await fails(c, 'listOrders', { merchant_id: c.m.id, start_time: 10, end_time: 5 }, 1001, 'end_time: must not be before start_time');
+    await fails(c, 'listOrders', { merchant_id: c.m.id, order_no: "B' OR 1=1" }, 1001, /^order_no: must be 1-64 letters or digits/);
+    await fails(c, 'listOrders', { merchant_id: c.m.id, order_no_match: 'fuzzy' }, 1001, 'order_no_match: must be one of prefix, exact');
+    await fails(c, 'listOrders', { merchant_id: c.m.id, status: 'lost' }, 1001, 'status: must be one of pending, paid, confirmed, completed, cancelled');
+    await fails(c, 'listOrders', { merchant_id: c.m.id, limit: 101 }, 1001, 'limit: must be at most 100');
+    await fails(c, 'listOrders', { merchant_id: c.m.id, page: 0 }, 1001, 'page: must be at least 1');
+  });
+
+  it('getOrder: every field of the spec resources, the channel and the fee breakdown; isolation', async () => {
+    const b = await buy(c, '100.50', { customer_name: '王五' });
+    const buyDetail = await ok(c, 'getOrder', { merchant_id: c.m.id, order_no: b.order_no });
+    expect(buyDetail).toMatchObject({
+      order_no: b.order_no,
+      order_type: 1,
+      status: 'pending',
+      cny_amount: '100.50',
+      merchant_amount: '100.50',
+      merchant_actual_amount: 9940,
+      service_rate: '0.006',
+      service_amount: 60,
+      deposit_rate: 50,
+      deposit_amount: 50,
+      payment_method: 'alipay',
+      paychannel_id: c.m.channels.beta,
+      channel: { id: c.m.channels.beta, category: 'beta', category_text: 'Beta' },
+      customer_name: '王五',
+      payment_method_snapshot: null,
+      customer_payment_method: null,
+      createtime: T0,
+      updatetime: T0,
+      expires_at: T0 + 1800,
+      fees: {
+        amount: 10050,
+        merchant_actual_amount: 9940,
+        items: [
+          { item: 'service', rate: '0.006', rate_unit: 'fraction', amount: 60, effect: 'deducted' },
+          { item: 'deposit', rate: '50', rate_unit: 'basis_points', amount: 50, effect: 'deducted' },
+        ],
+      },
+    });
+    expect(buyDetail.pay_url).toBe('pay_url' in b ? b.pay_url : 'missing');
+
+    const s = await ok(c, 'createOrder', { merchant_id: c.m.id, order_type: 2, cny_amount: '1000', paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank' });
+    const sellDetail = await ok(c, 'getOrder', { merchant_id: c.m.id, order_no: s.order_no });
+    // A = 100000: service 600, passage 200, deposit 500, channel 300; actual = A + 600 + 200 + 500
+    expect(sellDetail).toMatchObject({
+      order_id: 'order_id' in s ? s.order_id : 'missing',
+      passage_rate: '0.002',
+      passage_amount: 200,
+      base_rate: 30,
+      channel_amount: 300,
+      merchant_actual_amount: 101300,
+      payment_method_id: 'payment_method_id' in s ? s.payment_method_id : -1,
+      payment_method_snapshot: { bank: '中国银行', sub_bank: '上海分行', real_name: '测试' },
+      pay_url: null,
+      expires_at: null,
+    });
+    expect(sellDetail.fees.items.map((i) => [i.item, i.amount, i.effect])).toEqual([
+      ['service', 600, 'added'],
+      ['passage', 200, 'added'],
+      ['deposit', 500, 'added'],
+      ['channel', 300, 'informational'],
+    ]);
+
+    const other = seedMerchant(c.service, 'Other');
+    await fails(c, 'getOrder', { merchant_id: other.id, order_no: b.order_no }, 3001, `order_no: order ${b.order_no} not found`);
+    await fails(c, 'getOrder', { merchant_id: c.m.id, order_no: 'B0' }, 3001, 'order_no: order B0 not found');
+    await fails(c, 'getOrder', { merchant_id: c.m.id }, 1001, 'order_no: is required');
+  });
+
+  it('exportOrders: chunks with a cursor, the total from the start, newest first, same filters as the list', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      made.push((await buy(c, String(10 + i))).order_no);
+      c.clock.advance(i % 2); // some share a createtime: the id breaks the tie
+    }
+    const first = await ok(c, 'exportOrders', { merchant_id: c.m.id, chunk_size: 3 });
+    expect(first).toMatchObject({ total: 7, exported: 3 });
+    expect(first.next_cursor).toEqual(expect.any(String));
+    expect(first.rows[0]).toMatchObject({ merchant_amount: '16.00', passage_amount: 0, deposit_rate: 50 });
+
+    // An order created mid-export is newer than the cursor: it never shifts the chunks.
+    c.clock.advance(10);
+    await buy(c, '99');
+    const second = await ok(c, 'exportOrders', { merchant_id: c.m.id, chunk_size: 3, cursor: first.next_cursor });
+    const third = await ok(c, 'exportOrders', { merchant_id: c.m.id, chunk_size: 3, cursor: second.next_cursor });
+    expect([second.exported, third.exported, third.total, third.next_cursor]).toEqual([6, 7, 7, null]);
+    const exported = [...first.rows, ...second.rows, ...third.rows].map((r) => r.order_no);
+    expect(exported).toEqual([...made].reverse());
+
+    const filtered = await ok(c, 'exportOrders', { merchant_id: c.m.id, order_no: made[3]!, order_no_match: 'exact' });
+    expect(filtered).toMatchObject({ total: 1, exported: 1, next_cursor: null });
+
+    await fails(c, 'exportOrders', { merchant_id: c.m.id, cursor: 'not-a-cursor' }, 1001, 'cursor: is not a cursor returned by exportOrders');
+    await fails(c, 'exportOrders', { merchant_id: c.m.id, chunk_size: 0 }, 1001, 'chunk_size: must be at least 1');
+    await fails(c, 'exportOrders', { merchant_id: c.m.id, chunk_size: 5000 }, 1001, 'chunk_size: must be at most 2000');
+  });
+
+  it('getDashboardStats: today and 30 days by type and status, a daily series in Beijing days', async () => {
+    // T0 is 10:00 Beijing on 2026-01-01. Orders: 2 today, 1 yesterday 23:59:59, 1 exactly 29 days ago at 00:00, 1 30 days ago.
+    const todayStart = T0 - 10 * 3600;
+    c.clock.set(todayStart - 30 * 86400 + 5);
+    await buy(c, '1'); // outside the 30-day window
+    c.clock.set(todayStart - 29 * 86400);
+    await buy(c, '2');
+    c.clock.set(todayStart - 1);
+    await ok(c, 'createOrder', { merchant_id: c.m.id, order_type: 2, cny_amount: '3', paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank' });
+    c.clock.set(todayStart);
+    await buy(c, '4');
+    c.clock.set(T0);
+    await buy(c, '5');
+
+    const stats = await ok(c, 'getDashboardStats', { merchant_id: c.m.id });
+    expect(stats.time_zone).toBe('+08:00');
+    expect(stats.today).toMatchObject({ since: todayStart, count: 2, amount: 900 });
+    expect(stats.today.by_type_status).toHaveLength(10);
+    expect(stats.today.by_type_status.find((b) => b.order_type === 1 && b.status === 'pending')).toMatchObject({ count: 2, amount: 900 });
+    expect(stats.last_30_days).toMatchObject({ since: todayStart - 29 * 86400, count: 4, amount: 1400 });
+    expect(stats.last_30_days.by_type_status.find((b) => b.order_type === 2 && b.status === 'pending')).toMatchObject({ count: 1, amount: 300 });
+
+    expect(stats.daily).toHaveLength(30);
+    expect(stats.daily[0]).toMatchObject({ date: '2025-12-03', day_start: todayStart - 29 * 86400, buy_count: 1, buy_amount: 200 });
+    expect(stats.daily[28]).toMatchObject({ date: '2025-12-31', sell_count: 1, sell_amount: 300, buy_count: 0 });
+    expect(stats.daily[29]).toMatchObject({ date: '2026-01-01', day_start: todayStart, buy_count: 2, buy_amount: 900, buy_completed_amount: 0 });
+
+    await fails(c, 'getDashboardStats', { merchant_id: 0 }, 1001, 'merchant_id: must be at least 1');
+  });
+
+  it('an unknown method and a missing merchant are clear errors', async () => {
+    await fails(c, 'dropTables', {}, 3001, 'method: no console call named dropTables');
+    await fails(c, 'listOrders', { merchant_id: 4242 }, 3001, 'merchant_id: merchant 4242 not found');
+  });
+});
+
+describe('console contract: operator calls', () => {
+  let c: Ctx;
+  beforeEach(() => {
+    c = setup();
+  });
+
+  it('merchants: create shows the secret once, list/update never do, rotate replaces it', async () => {
+    const created = await ok(c, 'createMerchant', { name: '  New Shop  ', callback_url: 'https://shop.example/cb', sign_type: 'md5' });
+    expect(created).toMatchObject({ name: 'New Shop', sign_type: 'md5', callback_url: 'https://shop.example/cb', enabled: true });
+    expect(created.api_key).toMatch(/^mk_/);
+    expect(created.api_secret).toMatch(/^sk_[A-Za-z0-9_-]{43}$/);
+
+    const list = await ok(c, 'listMerchants', {});
+    expect(list.map((m) => m.id)).toEqual([c.m.id, created.id]);
+    expect(JSON.stringify(list)).not.toContain(created.api_secret);
+
+    const updated = await ok(c, 'updateMerchant', { id: created.id, name: 'Renamed', callback_url: null, enabled: false, sign_type: 'hmac-sha256' });
+    expect(updated).toMatchObject({ name: 'Renamed', callback_url: null, enabled: false, sign_type: 'hmac-sha256' });
+    expect('api_secret' in updated).toBe(false);
+
+    const rotated = await ok(c, 'rotateMerchantSecret', { id: created.id });
+    expect(rotated.api_secret).not.toBe(created.api_secret);
+    expect(c.service.services.merchants.secretOf(c.service.ctx.repos.merchants.findById(created.id)!)).toBe(rotated.api_secret);
+
+    const before = rowCount(c.service, 'merchants');
+    await fails(c, 'createMerchant', { name: 'X', callback_url: 'ftp://x' }, 1001, 'callback_url: must be an http:// or https:// URL');
+    await fails(c, 'createMerchant', { name: '   ' }, 1001, 'name: must be at least 1 characters');
+    await fails(c, 'createMerchant', { name: 'X', sign_type: 'sha1' }, 1001, 'sign_type: must be one of hmac-sha256, md5');
+    expect(rowCount(c.service, 'merchants')).toBe(before);
+    await fails(c, 'updateMerchant', { id: 999, name: 'x' }, 3001, 'merchant_id: merchant 999 not found');
+    await fails(c, 'rotateMerchantSecret', { id: 'one' }, 1001, 'id: must be an integer');
+  });
+
+  it('channels: sensitive config is write-only and answered masked', async () => {
+    const created = await ok(c, 'createChannel', {
+      category: 'alpha',
+      name: 'Acquirer A',
+      pay_methods: ['bank', 'wxpay'],
+      service_rate: '0.0050',
+      min_amount: '10',
+      max_amount: 20000.5,
+      config: { merchant_no: 'M1234567890', key: 'super-secret-key' },
+    });
+    expect(created).toMatchObject({ pay_method: 'wxpay,bank', service_rate: '0.005', min_amount: '10.00', max_amount: '20000.50', enabled: true });
+    expect(Object.keys(created.config_masked)).toEqual(['merchant_no', 'key']);
+    expect(JSON.stringify(created)).not.toMatch(/M1234567890|super-secret-key/);
+
+    const updated = await ok(c, 'updateChannel', { id: created.id, name: 'Acquirer A2', enabled: false, config: { key: 'rotated-key-value' } });
+    expect(updated).toMatchObject({ name: 'Acquirer A2', enabled: false });
+    expect(Object.keys(updated.config_masked)).toEqual(['key']);
+    const list = await ok(c, 'listChannels', {});
+    expect(list.map((ch) => ch.id)).toContain(created.id);
+    expect(JSON.stringify(list)).not.toContain('rotated-key-value');
+    expect(c.service.services.channels.config(c.service.ctx.repos.channels.findById(created.id)!)).toEqual({ key: 'rotated-key-value' });
+
+    const before = rowCount(c.service, 'channels');
+    await fails(c, 'createChannel', { category: 'alpha', name: 'X', pay_methods: [] }, 1001, 'pay_methods: must name at least one of wxpay, alipay, bank');
+    await fails(c, 'createChannel', { category: 'alpha', name: 'X', pay_methods: ['bank'], min_amount: '5', max_amount: '1' }, 1001, 'max_amount: must not be below min_amount');
+    await fails(c, 'createChannel', { category: 'alpha', name: 'X', pay_methods: ['bank'], service_rate: '1.5' }, 1001, /^service_rate: must be a decimal fraction/);
+    expect(rowCount(c.service, 'channels')).toBe(before);
+    await fails(c, 'updateChannel', { id: created.id, min_amount: '30000' }, 1001, 'max_amount: must not be below min_amount');
+    await fails(c, 'updateChannel', { id: 999, name: 'x' }, 3001, 'channel_id: channel 999 not found');
+  });
+
+  it('links: with fee overrides, listed by merchant or channel, unlinked', async () => {
+    const ch = await ok(c, 'createChannel', { category: 'gamma', name: 'G2', pay_methods: ['alipay'], service_rate: '0.01' });
+    const link = await ok(c, 'linkChannel', { merchant_id: c.m.id, channel_id: ch.id, service_rate: '0.002', deposit_rate: null });
+    expect(link).toMatchObject({ service_rate: '0.002', deposit_rate: null, effective: { service_rate: '0.002', deposit_rate: 0 } });
+
+    const byMerchant = await ok(c, 'listChannelLinks', { merchant_id: c.m.id });
+    expect(byMerchant.map((l) => l.channel_id)).toEqual([c.m.channels.alpha, c.m.channels.beta, c.m.channels.gamma, ch.id]);
+    const byChannel = await ok(c, 'listChannelLinks', { channel_id: ch.id });
+    expect(byChannel).toEqual([link]);
+    await fails(c, 'listChannelLinks', {}, 1001, 'merchant_id: give exactly one of merchant_id and channel_id');
+    await fails(c, 'listChannelLinks', { merchant_id: c.m.id, channel_id: ch.id }, 1001, 'merchant_id: give exactly one of merchant_id and channel_id');
+    await fails(c, 'listChannelLinks', { channel_id: 999 }, 3001, 'channel_id: channel 999 not found');
+
+    await fails(c, 'linkChannel', { merchant_id: c.m.id, channel_id: ch.id, passage_rate: '-1' }, 1001, /^passage_rate: must be a decimal fraction above -1/);
+    await fails(c, 'linkChannel', { merchant_id: 999, channel_id: ch.id }, 3001, 'merchant_id: merchant 999 not found');
+
+    expect(await ok(c, 'unlinkChannel', { merchant_id: c.m.id, channel_id: ch.id })).toEqual({ merchant_id: c.m.id, channel_id: ch.id, unlinked: true });
+    await fails(c, 'unlinkChannel', { merchant_id: c.m.id, channel_id: ch.id }, 3001, `channel_id: channel ${ch.id} is not linked to merchant ${c.m.id}`);
+  });
+
+  it('payment methods: settlement accounts, masked, enabled on and off', async () => {
+    const added = await ok(c, 'addPaymentMethod', { merchant_id: c.m.id, kind: 'bank', bank: '招商银行', card_number: '6225880112345678', real_name: '赵六' });
+    expect(added).toMatchObject({ kind: 'bank', source: 'operator', card_number: '622588******5678', enabled: true });
+    const list = await ok(c, 'listPaymentMethods', { merchant_id: c.m.id });
+    expect(list.map((p) => p.id)).toContain(added.id);
+    expect(JSON.stringify(list)).not.toContain('6225880112345678');
+    expect(await ok(c, 'setPaymentMethodEnabled', { id: added.id, enabled: false })).toMatchObject({ id: added.id, enabled: false });
+
+    const before = rowCount(c.service, 'payment_methods');
+    await fails(c, 'addPaymentMethod', { merchant_id: c.m.id, kind: 'cash', card_number: '1234', real_name: 'x' }, 1001, 'kind: must be one of wxpay, alipay, bank');
+    await fails(c, 'addPaymentMethod', { merchant_id: 999, kind: 'bank', card_number: '12345678', real_name: 'x' }, 3001, 'merchant_id: merchant 999 not found');
+    expect(rowCount(c.service, 'payment_methods')).toBe(before);
+    await fails(c, 'setPaymentMethodEnabled', { id: 999, enabled: true }, 3001, 'payment_method_id: payment method 999 not found');
+    await fails(c, 'setPaymentMethodEnabled', { id: added.id }, 1001, 'enabled: is required');
+  });
+
+  it('settings: listener settings are stored for the next start; bad values are refused', async () => {
+    const initial = await ok(c, 'getSettings', {});
+    expect(initial).toEqual({
+      listener: { enabled: true, host: '127.0.0.1', port: 8787, base_path: '/addons/paychannel' },
+      listener_in_use: { enabled: true, host: '127.0.0.1', port: 1, base_path: '/addons/paychannel' },
+      listener_url: 'http://127.0.0.1:1',
+      data_dir: c.service.dataDir,
+      version: '9.9.9-test',
+    });
+    const updated = await ok(c, 'updateListenerSettings', { port: 18301, base_path: '/api/pay/', host: '0.0.0.0', enabled: false });
+    expect(updated.listener).toEqual({ enabled: false, host: '0.0.0.0', port: 18301, base_path: '/api/pay' });
+    expect(c.service.services.settings.listener()).toEqual(updated.listener);
+    expect((await ok(c, 'updateListenerSettings', { base_path: '/' })).listener.base_path).toBe('');
+
+    await fails(c, 'updateListenerSettings', { port: 70000 }, 1001, 'port: must be at most 65535');
+    await fails(c, 'updateListenerSettings', { host: 'bad host!' }, 1001, /^host: must be an IP address/);
+    await fails(c, 'updateListenerSettings', { base_path: 'no-slash' }, 1001, /^base_path: must look like \/segment/);
+    await fails(c, 'updateListenerSettings', { enabled: 'yes' }, 1001, 'enabled: must be a boolean');
+    expect(c.service.services.settings.listener()).toMatchObject({ port: 18301, base_path: '' });
+  });
+});
+
+describe('console contract coverage', () => {
+  afterAll(() => undefined);
+  it('every contract method was called successfully above', () => {
+    expect(CONSOLE_METHODS.filter((m) => !covered.has(m))).toEqual([]);
+  });
+});
