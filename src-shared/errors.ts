@@ -28,6 +28,8 @@ export const ErrorCode = {
   AUTH_NONCE_REUSED: 2005,
   /** Console session missing, expired or revoked. */
   AUTH_CONSOLE_SESSION: 2006,
+  /** A console call from a foreign origin or frame (cross-site browser request, IPC from a non-console frame). */
+  FOREIGN_ORIGIN: 2007,
   /** The resource does not exist (or belongs to someone else). */
   NOT_FOUND: 3001,
   /** The request conflicts with the current state of a resource. */
@@ -63,6 +65,7 @@ const httpStatusByCode: Record<ErrorCode, number> = {
   [ErrorCode.AUTH_STALE_TIMESTAMP]: 401,
   [ErrorCode.AUTH_NONCE_REUSED]: 401,
   [ErrorCode.AUTH_CONSOLE_SESSION]: 401,
+  [ErrorCode.FOREIGN_ORIGIN]: 403,
   [ErrorCode.NOT_FOUND]: 404,
   [ErrorCode.CONFLICT]: 409,
   [ErrorCode.INSUFFICIENT_BALANCE]: 409,

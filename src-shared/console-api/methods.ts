@@ -41,5 +41,8 @@ export function ipcChannelOf(method: ConsoleMethod): string {
   return CONSOLE_IPC_PREFIX + method;
 }
 
+/** The global under which the desktop preload exposes the IPC bridge (`window.consoleApi`). */
+export const CONSOLE_BRIDGE_GLOBAL = 'consoleApi';
+
 /** HTTP path of a method on the listener (browser transport). */
 export const CONSOLE_HTTP_PREFIX = '/console-api/';
