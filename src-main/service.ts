@@ -18,6 +18,7 @@ import { createRequestAuthService } from './services/request-auth-service';
 import { createSettingsService } from './services/settings-service';
 import { createConsoleAuthService } from './services/console-auth-service';
 import { createOrderReportService } from './services/order-report-service';
+import { createRegionService } from './regions/region-service';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../src-shared/constants';
 
 export interface ServiceOptions {
@@ -26,6 +27,7 @@ export interface ServiceOptions {
   masterKeyStore?: MasterKeyStore;
   /** Path of a better-sqlite3 native binding (the desktop's Electron build). */
   nativeBinding?: string;
+  /** Overrides the alpha card region check; by default the committed region data's. */
   alphaRegions?: AlphaRegionCheck;
 }
 
@@ -44,7 +46,8 @@ export function openService(options: ServiceOptions) {
   const merchants = createMerchantService(ctx);
   const channels = createChannelService(ctx);
   const paymentMethods = createPaymentMethodService(ctx);
-  const orders = createOrderService(ctx, { channels, paymentMethods, alphaRegions: options.alphaRegions });
+  const regions = createRegionService();
+  const orders = createOrderService(ctx, { channels, paymentMethods, alphaRegions: options.alphaRegions ?? regions.alphaCheck });
   const requestAuth = createRequestAuthService(ctx, merchants);
   const settings = createSettingsService(ctx);
   const consoleAuth = createConsoleAuthService(ctx);
@@ -57,7 +60,7 @@ export function openService(options: ServiceOptions) {
     ctx,
     db,
     writeQueue,
-    services: { merchants, channels, paymentMethods, orders, requestAuth, settings, consoleAuth, orderReports },
+    services: { merchants, channels, paymentMethods, orders, requestAuth, settings, consoleAuth, orderReports, regions },
     /** Where pay pages and links point; set by the listener once it knows its address. */
     setPublicUrl(url: string): void {
       publicUrl = url.replace(/\/+$/, '');

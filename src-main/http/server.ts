@@ -10,6 +10,7 @@ import type { MerchantConsoleService } from '../service';
 import { installErrorHandling } from './errors';
 import { registerMerchantRoute } from './merchant-route';
 import { merchantRoutes } from './routes/merchant-routes';
+import { registerRegionRoutes } from './routes/region-routes';
 
 export interface ListenerOptions {
   host?: string;
@@ -65,6 +66,8 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
 
   const prefix = normaliseBasePath(options.basePath ?? DEFAULT_BASE_PATH);
   for (const route of merchantRoutes(service)) registerMerchantRoute(app, service, prefix, route);
+  // Region endpoints sit at the host root, independent of the merchant base path.
+  registerRegionRoutes(app, service.services.regions);
   return app;
 }
 
