@@ -49,6 +49,18 @@ export interface MasterKeyStore {
 }
 
 export const MASTER_KEY_FILE = 'master.key';
+/** The desktop's copy of the master key, sealed with the OS keychain (Electron safeStorage). */
+export const WRAPPED_MASTER_KEY_FILE = 'master.key.safe';
+
+export class MasterKeySealedError extends Error {
+  constructor(readonly dataDir: string) {
+    super(
+      `the master key of data dir ${dataDir} is sealed in the OS keychain by the desktop app (${WRAPPED_MASTER_KEY_FILE}); ` +
+        'only the desktop app can read it. Use the desktop app, or start it once with MERCHANT_CONSOLE_KEYCHAIN=off to move the key back to a 0600 file',
+    );
+    this.name = 'MasterKeySealedError';
+  }
+}
 
 /** The plain 0600 key file in the data dir (headless `serve`, CLI, tests). */
 export function fileMasterKeyStore(dataDir: string): MasterKeyStore {
@@ -62,6 +74,8 @@ export function fileMasterKeyStore(dataDir: string): MasterKeyStore {
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       }
+      // A new key here would silently orphan every secret sealed under the desktop's key.
+      if (fs.existsSync(path.join(dataDir, WRAPPED_MASTER_KEY_FILE))) throw new MasterKeySealedError(dataDir);
       const key = randomBytes(KEY_BYTES);
       try {
         // 'wx': never overwrite a key another process just wrote.
