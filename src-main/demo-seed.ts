@@ -1,7 +1,7 @@
 /**
  * Demo data for `serve --demo` on an empty data dir: one merchant, one
- * sandbox channel per category linked to it, and settlement accounts for
- * beta/gamma sells. The secret is random per data dir, printed once.
+ * sandbox channel per category linked to it, settlement accounts for
+ * beta/gamma sells and an opening balance. The secret is random per data dir, printed once.
  */
 import type { MerchantWithSecretView } from '../src-shared/schemas/operator';
 import type { ChannelAdminView } from '../src-shared/schemas/operator';
@@ -10,7 +10,12 @@ import type { MerchantConsoleService } from './service';
 export interface DemoSeed {
   merchant: MerchantWithSecretView;
   channels: ChannelAdminView[];
+  /** Opening available balance in fen, so a sell order works out of the box. */
+  openingBalance: number;
 }
+
+/** 10,000.00 CNY. */
+export const DEMO_OPENING_BALANCE_FEN = 1_000_000;
 
 export function isEmptyStore(service: MerchantConsoleService): boolean {
   return service.services.merchants.list().length === 0 && service.services.channels.list().length === 0;
@@ -38,6 +43,8 @@ export function seedDemo(service: MerchantConsoleService): DemoSeed {
     paymentMethods.add({ merchant_id: merchant.id, kind: 'bank', bank: '中国工商银行', sub_bank: '北京朝阳支行', card_number: '6222020200112233445', real_name: '演示商户' });
     paymentMethods.add({ merchant_id: merchant.id, kind: 'alipay', card_number: 'demo-merchant@example.com', real_name: '演示商户' });
     paymentMethods.add({ merchant_id: merchant.id, kind: 'wxpay', card_number: 'wxid_demo_merchant', real_name: '演示商户' });
-    return { merchant, channels: created };
+    // An operator adjustment like any other: a ledger transaction with its reason.
+    service.services.ledger.adjust(merchant.id, DEMO_OPENING_BALANCE_FEN, 'demo opening balance');
+    return { merchant, channels: created, openingBalance: DEMO_OPENING_BALANCE_FEN };
   })();
 }

@@ -9,7 +9,7 @@ import { createSecretBox, fileMasterKeyStore, type MasterKeyStore } from './cryp
 import { databasePath, ensureDataDir } from './store/data-dir';
 import { openDatabase } from './store/database';
 import { createWriteQueue, type WriteQueue } from './store/write-queue';
-import { createRepositories, systemClock, type Clock, type ServiceContext } from './services/context';
+import { createRepositories, createWorkSignal, systemClock, type Clock, type ServiceContext } from './services/context';
 import { createMerchantService } from './services/merchant-service';
 import { createChannelService } from './services/channel-service';
 import { createPaymentMethodService } from './services/payment-method-service';
@@ -19,6 +19,9 @@ import { createSettingsService } from './services/settings-service';
 import { createConsoleAuthService } from './services/console-auth-service';
 import { createOrderReportService } from './services/order-report-service';
 import { createRegionService } from './regions/region-service';
+import { createLedgerService } from './services/ledger-service';
+import { createOrderLifecycleService } from './services/order-lifecycle-service';
+import { createOrderAdminService } from './services/order-admin-service';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../src-shared/constants';
 
 export interface ServiceOptions {
@@ -42,12 +45,22 @@ export function openService(options: ServiceOptions) {
     secretBox: createSecretBox(keyStore.loadOrCreate()),
     repos: createRepositories(db),
     publicUrl: () => publicUrl,
+    workSignal: createWorkSignal(),
   };
   const merchants = createMerchantService(ctx);
   const channels = createChannelService(ctx);
   const paymentMethods = createPaymentMethodService(ctx);
   const regions = createRegionService();
-  const orders = createOrderService(ctx, { channels, paymentMethods, alphaRegions: options.alphaRegions ?? regions.alphaCheck });
+  const ledger = createLedgerService(ctx);
+  const lifecycle = createOrderLifecycleService(ctx, { ledger });
+  const orders = createOrderService(ctx, {
+    channels,
+    paymentMethods,
+    alphaRegions: options.alphaRegions ?? regions.alphaCheck,
+    ledger,
+    lifecycle,
+  });
+  const orderAdmin = createOrderAdminService(ctx, { ledger, lifecycle });
   const requestAuth = createRequestAuthService(ctx, merchants);
   const settings = createSettingsService(ctx);
   const consoleAuth = createConsoleAuthService(ctx);
@@ -60,7 +73,7 @@ export function openService(options: ServiceOptions) {
     ctx,
     db,
     writeQueue,
-    services: { merchants, channels, paymentMethods, orders, requestAuth, settings, consoleAuth, orderReports, regions },
+    services: { merchants, channels, paymentMethods, orders, requestAuth, settings, consoleAuth, orderReports, regions, ledger, lifecycle, orderAdmin },
     /** Where pay pages and links point; set by the listener once it knows its address. */
     setPublicUrl(url: string): void {
       publicUrl = url.replace(/\/+$/, '');

@@ -51,3 +51,10 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 export const DEFAULT_BASE_PATH = '/addons/paychannel';
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8787;
+
+/** Channel timing defaults (seconds): unpaid buy orders expire, paid buys settle, accepted payouts complete. */
+export const DEFAULT_PAY_TIMEOUT_SECONDS = 30 * 60;
+export const DEFAULT_SETTLE_DELAY_SECONDS = 0;
+export const DEFAULT_PAYOUT_DELAY_SECONDS = 5;
+export const PAY_TIMEOUT_RANGE_SECONDS = { min: 60, max: 7 * 24 * 3600 } as const;
+export const CHANNEL_DELAY_MAX_SECONDS = 7 * 24 * 3600;

@@ -38,3 +38,11 @@ export function formatFen(fen: number): string {
   const rest = abs % 100;
   return `${sign}${yuan}.${rest.toString().padStart(2, '0')}`;
 }
+
+/** A signed yuan amount ("-50", "+100.50", "12.3") → fen; zero refused. For operator adjustments. */
+export function parseSignedYuan(text: string): YuanParseResult {
+  const m = /^([+-]?)(.*)$/.exec(text.trim())!;
+  const magnitude = parseYuan(m[2]!);
+  if (!magnitude.ok) return magnitude.rule === 'must be greater than 0' ? { ok: false, rule: 'must not be 0' } : magnitude;
+  return { ok: true, fen: m[1] === '-' ? -magnitude.fen : magnitude.fen };
+}

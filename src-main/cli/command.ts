@@ -59,10 +59,31 @@ export const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpec;
 
+/**
+ * `--amount -50` → `--amount=-50`: parseArgs would otherwise read `-50` as
+ * an option. Only for string options and values that look like numbers.
+ */
+export function joinNegativeValues(argv: string[], options: OptionSpec): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const next = argv[i + 1];
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined;
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && /^-[0-9]/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
 export function parseCommandArgs(def: CommandDef, argv: string[], env: NodeJS.ProcessEnv): CommandArgs & { help: boolean } {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, ...def.options }, allowPositionals: true, strict: true });
+    const options = { ...COMMON_OPTIONS, ...def.options };
+    parsed = parseArgs({ args: joinNegativeValues(argv, options), options, allowPositionals: true, strict: true });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

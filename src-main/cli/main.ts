@@ -4,11 +4,12 @@
  * the TypeScript through tsx).
  */
 import { adminCommands } from './commands/admin-commands';
+import { moneyCommands } from './commands/money-commands';
 import { serveCommand } from './commands/serve-command';
 import { signCommand } from './commands/sign-command';
 import { describeError, parseCommandArgs, UsageError, type CommandDef, type CommandIo } from './command';
 
-export const COMMANDS: CommandDef[] = [serveCommand, ...adminCommands, signCommand];
+export const COMMANDS: CommandDef[] = [serveCommand, ...adminCommands, ...moneyCommands, signCommand];
 
 function helpText(): string {
   const lines = ['usage: merchant-console <command> [options]   (every command takes --data-dir DIR and --json)', '', 'commands:'];

@@ -16,6 +16,12 @@ export interface ChannelRow {
   min_amount: number;
   max_amount: number;
   enabled: 0 | 1;
+  /** Unpaid buy orders are cancelled after this long. */
+  pay_timeout_seconds: number;
+  /** A paid buy order settles (completed) this long after payment. */
+  settle_delay_seconds: number;
+  /** An accepted payout completes this long after acceptance (sandbox). */
+  payout_delay_seconds: number;
   createtime: number;
   updatetime: number;
 }
@@ -48,17 +54,19 @@ const LINKED_COLUMNS = `c.*, l.service_rate AS link_service_rate, l.passage_rate
 export function createChannelRepository(db: Database) {
   const insert = db.prepare<NewChannelRow>(
     `INSERT INTO channels (category, name, pay_method, driver, config_enc, service_rate, passage_rate, deposit_rate, base_rate,
-       min_amount, max_amount, enabled, createtime, updatetime)
+       min_amount, max_amount, enabled, pay_timeout_seconds, settle_delay_seconds, payout_delay_seconds, createtime, updatetime)
      VALUES (@category, @name, @pay_method, @driver, @config_enc, @service_rate, @passage_rate, @deposit_rate, @base_rate,
-       @min_amount, @max_amount, @enabled, @createtime, @createtime)`,
+       @min_amount, @max_amount, @enabled, @pay_timeout_seconds, @settle_delay_seconds, @payout_delay_seconds, @createtime, @createtime)`,
   );
   const update = db.prepare<Omit<ChannelRow, 'createtime' | 'category' | 'driver'>>(
     `UPDATE channels SET name = @name, pay_method = @pay_method, config_enc = @config_enc, service_rate = @service_rate,
        passage_rate = @passage_rate, deposit_rate = @deposit_rate, base_rate = @base_rate, min_amount = @min_amount,
-       max_amount = @max_amount, enabled = @enabled, updatetime = @updatetime
+       max_amount = @max_amount, enabled = @enabled, pay_timeout_seconds = @pay_timeout_seconds,
+       settle_delay_seconds = @settle_delay_seconds, payout_delay_seconds = @payout_delay_seconds, updatetime = @updatetime
      WHERE id = @id`,
   );
   const byId = db.prepare<[number], ChannelRow>('SELECT * FROM channels WHERE id = ?');
+  const setConfig = db.prepare<[string, number]>('UPDATE channels SET config_enc = ? WHERE id = ?');
   const all = db.prepare<[], ChannelRow>('SELECT * FROM channels ORDER BY id');
   const link = db.prepare<LinkRow>(
     `INSERT INTO merchant_channels (merchant_id, channel_id, service_rate, passage_rate, deposit_rate, base_rate, createtime)
@@ -88,6 +96,10 @@ export function createChannelRepository(db: Database) {
     },
     update(row: Omit<ChannelRow, 'createtime' | 'category' | 'driver'>): boolean {
       return update.run(row).changes === 1;
+    },
+    /** Replaces the sealed driver config only (e.g. a generated sandbox secret). */
+    setConfig(id: number, configEnc: string): void {
+      setConfig.run(configEnc, id);
     },
     findById(id: number): ChannelRow | undefined {
       return byId.get(id);

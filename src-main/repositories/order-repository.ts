@@ -65,6 +65,15 @@ export function createOrderRepository(db: Database) {
   const byId = db.prepare<[number], OrderRow>('SELECT * FROM orders WHERE id = ?');
   const byNo = db.prepare<[string], OrderRow>('SELECT * FROM orders WHERE order_no = ?');
   const byMerchantAndNo = db.prepare<[number, string], OrderRow>('SELECT * FROM orders WHERE merchant_id = ? AND order_no = ?');
+  const byPayToken = db.prepare<[string], OrderRow>('SELECT * FROM orders WHERE pay_token = ?');
+  // Compare-and-set: a status moves only from the status it was read in.
+  const setStatus = db.prepare<[string, number, number, string]>('UPDATE orders SET status = ?, updatetime = ? WHERE id = ? AND status = ?');
+  const pendingExpired = db.prepare<[number, number], OrderRow>(
+    `SELECT * FROM orders WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
+  );
+  const nextExpiry = db.prepare<[], { due: number | null }>(
+    `SELECT min(expires_at) AS due FROM orders WHERE status = 'pending' AND expires_at IS NOT NULL`,
+  );
 
   // One statement per combination of filters, prepared on first use: every
   // combination then has an exact index (see migration 0001).
@@ -134,6 +143,20 @@ export function createOrderRepository(db: Database) {
     /** Another merchant's order is indistinguishable from a missing one. */
     findForMerchant(merchantId: number, orderNo: string): OrderRow | undefined {
       return byMerchantAndNo.get(merchantId, orderNo);
+    },
+    findByPayToken(token: string): OrderRow | undefined {
+      return byPayToken.get(token);
+    },
+    /** Moves the status only if it is still `from`; false when someone else moved it first. */
+    updateStatus(id: number, from: OrderStatus, to: OrderStatus, now: number): boolean {
+      return setStatus.run(to, now, id, from).changes === 1;
+    },
+    /** Pending orders whose deadline has passed, oldest deadline first. */
+    pendingExpired(now: number, limit: number): OrderRow[] {
+      return pendingExpired.all(now, limit);
+    },
+    nextExpiry(): number | null {
+      return nextExpiry.get()!.due;
     },
     list(filter: OrderListFilter): { rows: OrderRow[]; total: number } {
       const s = statementsFor(filter);

@@ -2,7 +2,12 @@ import { AppError, ErrorCode } from '../../src-shared/errors';
 import { categoryText, PAY_METHODS, payMethodText, type ChannelCategory, type PayMethod } from '../../src-shared/constants';
 import { normaliseRate, type FeeSettings } from '../../src-shared/fees';
 import { formatFen } from '../../src-shared/money';
-import { MAX_ORDER_AMOUNT_FEN } from '../../src-shared/constants';
+import {
+  DEFAULT_PAY_TIMEOUT_SECONDS,
+  DEFAULT_PAYOUT_DELAY_SECONDS,
+  DEFAULT_SETTLE_DELAY_SECONDS,
+  MAX_ORDER_AMOUNT_FEN,
+} from '../../src-shared/constants';
 import type { PayChannelView } from '../../src-shared/schemas/merchant-api';
 import type {
   ChannelAdminView,
@@ -77,6 +82,9 @@ export function createChannelService(ctx: ServiceContext) {
       min_amount: formatFen(row.min_amount),
       max_amount: formatFen(row.max_amount),
       enabled: row.enabled === 1,
+      pay_timeout: row.pay_timeout_seconds,
+      settle_delay: row.settle_delay_seconds,
+      payout_delay: row.payout_delay_seconds,
       config_masked: masked,
       createtime: row.createtime,
       updatetime: row.updatetime,
@@ -115,6 +123,9 @@ export function createChannelService(ctx: ServiceContext) {
         min_amount: min,
         max_amount: max,
         enabled: input.enabled === false ? 0 : 1,
+        pay_timeout_seconds: input.pay_timeout ?? DEFAULT_PAY_TIMEOUT_SECONDS,
+        settle_delay_seconds: input.settle_delay ?? DEFAULT_SETTLE_DELAY_SECONDS,
+        payout_delay_seconds: input.payout_delay ?? DEFAULT_PAYOUT_DELAY_SECONDS,
         createtime: clock.now(),
       });
       return toAdminView(require(id));
@@ -137,6 +148,9 @@ export function createChannelService(ctx: ServiceContext) {
         min_amount: min,
         max_amount: max,
         enabled: input.enabled === undefined ? row.enabled : input.enabled ? 1 : 0,
+        pay_timeout_seconds: input.pay_timeout ?? row.pay_timeout_seconds,
+        settle_delay_seconds: input.settle_delay ?? row.settle_delay_seconds,
+        payout_delay_seconds: input.payout_delay ?? row.payout_delay_seconds,
         updatetime: clock.now(),
       });
       return toAdminView(require(row.id));

@@ -6,6 +6,8 @@
 import type { Database } from 'better-sqlite3';
 import type { SecretBox } from '../crypto/secret-box';
 import { createChannelRepository } from '../repositories/channel-repository';
+import { createLedgerRepository } from '../repositories/ledger-repository';
+import { createOrderLifecycleRepository } from '../repositories/order-lifecycle-repository';
 import { createMerchantRepository } from '../repositories/merchant-repository';
 import { createNonceRepository } from '../repositories/nonce-repository';
 import { createOrderRepository } from '../repositories/order-repository';
@@ -31,6 +33,8 @@ export function createRepositories(db: Database) {
     settings: createSettingsRepository(db),
     consoleAuth: createConsoleAuthRepository(db),
     orderStats: createOrderStatsRepository(db),
+    ledger: createLedgerRepository(db),
+    lifecycle: createOrderLifecycleRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;
@@ -42,4 +46,25 @@ export interface ServiceContext {
   repos: Repositories;
   /** Base URL where the embedded listener is reachable (pay pages, links). */
   publicUrl(): string;
+  /** Tells the background worker that work may be due now (a hint; harmless when spurious). */
+  workSignal: WorkSignal;
+}
+
+export interface WorkSignal {
+  notify(): void;
+  /** Returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void;
+}
+
+export function createWorkSignal(): WorkSignal {
+  const listeners = new Set<() => void>();
+  return {
+    notify() {
+      for (const l of listeners) l();
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
 }

@@ -18,10 +18,9 @@ import type { NewOrderRow, OrderRow } from '../repositories/order-repository';
 import type { PaymentMethodRow } from '../repositories/payment-method-repository';
 import type { ChannelService } from './channel-service';
 import type { ServiceContext } from './context';
+import type { LedgerService } from './ledger-service';
+import type { OrderLifecycleService } from './order-lifecycle-service';
 import type { PaymentMethodService } from './payment-method-service';
-
-/** Buy orders not paid within this many seconds are cancelled (channel default). */
-export const DEFAULT_PAY_TIMEOUT_SECONDS = 30 * 60;
 
 export interface PaymentMethodSnapshot {
   bank: string;
@@ -119,6 +118,8 @@ export interface OrderServiceDeps {
   paymentMethods: PaymentMethodService;
   /** Absent until region data is loaded; then prov_id/area_id are checked. */
   alphaRegions?: AlphaRegionCheck | undefined;
+  ledger: LedgerService;
+  lifecycle: OrderLifecycleService;
 }
 
 export function createOrderService(ctx: ServiceContext, deps: OrderServiceDeps) {
@@ -195,7 +196,7 @@ export function createOrderService(ctx: ServiceContext, deps: OrderServiceDeps) 
             customer_payment_method: null,
             alpha_data_enc: null,
             pay_token: newPayToken(),
-            expires_at: now + DEFAULT_PAY_TIMEOUT_SECONDS,
+            expires_at: now + channel.pay_timeout_seconds,
             createtime: now,
           },
           ORDER_TYPE.BUY,
@@ -229,8 +230,17 @@ export function createOrderService(ctx: ServiceContext, deps: OrderServiceDeps) 
         if (f.merchant_actual_amount <= 0) {
           throw new AppError(ErrorCode.VALIDATION, 'cny_amount: the channel rebate exceeds the amount');
         }
+        // Fail before writing anything when the balance cannot cover it
+        // (postOrder checks again, atomically, when it reserves the sum).
+        const available = deps.ledger.balances(merchantId).available;
+        if (available < f.merchant_actual_amount) {
+          throw new AppError(
+            ErrorCode.INSUFFICIENT_BALANCE,
+            `insufficient balance: available ${formatFen(available)}, this sell order needs ${formatFen(f.merchant_actual_amount)}`,
+          );
+        }
         const now = clock.now();
-        return insertWithOrderNo(
+        const order = insertWithOrderNo(
           {
             merchant_id: merchantId,
             channel_id: channel.id,
@@ -251,6 +261,10 @@ export function createOrderService(ctx: ServiceContext, deps: OrderServiceDeps) 
           },
           ORDER_TYPE.SELL,
         );
+        deps.ledger.postOrder('sell_freeze', order, `${order.order_no}: reserved for payout`);
+        // The channel gets the payout right after this commits.
+        deps.lifecycle.schedule(order, 'start_payout', 0);
+        return order;
       })();
     },
 

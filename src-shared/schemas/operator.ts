@@ -3,7 +3,7 @@
  * payment methods. Output views never carry secrets or sensitive config.
  */
 import { z } from 'zod';
-import { CHANNEL_CATEGORIES, CHANNEL_DRIVERS, PAY_METHODS } from '../constants';
+import { CHANNEL_CATEGORIES, CHANNEL_DELAY_MAX_SECONDS, CHANNEL_DRIVERS, PAY_METHODS, PAY_TIMEOUT_RANGE_SECONDS } from '../constants';
 import { isValidRate } from '../fees';
 import { SIGN_TYPES } from '../signing';
 import { boundedText, positiveId, yuanAmount } from './fields';
@@ -71,6 +71,15 @@ const payMethodList = z
 /** Sensitive channel configuration: merchant number, keys, proxy address… write-only. */
 export const channelConfig = z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), z.string().max(4096));
 
+/** Channel timing (seconds): pay timeout of buy orders, settle delay after payment, payout delay after acceptance. */
+export const payTimeoutSeconds = z.int().min(PAY_TIMEOUT_RANGE_SECONDS.min).max(PAY_TIMEOUT_RANGE_SECONDS.max);
+export const channelDelaySeconds = z.int().min(0).max(CHANNEL_DELAY_MAX_SECONDS);
+const channelTimingFields = {
+  pay_timeout: payTimeoutSeconds.optional(),
+  settle_delay: channelDelaySeconds.optional(),
+  payout_delay: channelDelaySeconds.optional(),
+};
+
 const channelFeeFields = {
   service_rate: serviceRate.optional(),
   passage_rate: passageRate.optional(),
@@ -85,6 +94,7 @@ export const channelCreateInput = z
     pay_methods: payMethodList,
     driver: z.enum(CHANNEL_DRIVERS).optional(),
     ...channelFeeFields,
+    ...channelTimingFields,
     min_amount: yuanAmount.optional(),
     max_amount: yuanAmount.optional(),
     config: channelConfig.optional(),
@@ -102,6 +112,7 @@ export const channelUpdateInput = z.strictObject({
   name: boundedText(64).optional(),
   pay_methods: payMethodList.optional(),
   ...channelFeeFields,
+  ...channelTimingFields,
   min_amount: yuanAmount.optional(),
   max_amount: yuanAmount.optional(),
   /** Replaces the whole config when given; omitted keeps it. */
@@ -130,6 +141,9 @@ export const channelAdminView = z.object({
   min_amount: z.string(),
   max_amount: z.string(),
   enabled: z.boolean(),
+  pay_timeout: z.int(),
+  settle_delay: z.int(),
+  payout_delay: z.int(),
   config_masked: z.record(z.string(), z.string()),
   createtime: z.int(),
   updatetime: z.int(),

@@ -41,7 +41,12 @@ export interface SeededMerchant {
 }
 
 /** A merchant with one linked sandbox channel per category and a bank settlement account. */
-export function seedMerchant(service: MerchantConsoleService, name = 'Test Merchant', opts: { signType?: 'md5' | 'hmac-sha256'; payMethods?: PayMethod[] } = {}): SeededMerchant {
+/** `balance` (fen) is given to the merchant as an operator adjustment, so sell orders can be created. */
+export function seedMerchant(
+  service: MerchantConsoleService,
+  name = 'Test Merchant',
+  opts: { signType?: 'md5' | 'hmac-sha256'; payMethods?: PayMethod[]; balance?: number } = {},
+): SeededMerchant {
   const { merchants, channels, paymentMethods } = service.services;
   const m = merchants.create({ name, sign_type: opts.signType ?? 'hmac-sha256', callback_url: null });
   const ids = {} as Record<ChannelCategory, number>;
@@ -63,6 +68,7 @@ export function seedMerchant(service: MerchantConsoleService, name = 'Test Merch
   paymentMethods.add({ merchant_id: m.id, kind: 'bank', bank: '中国银行', sub_bank: '上海分行', card_number: '6217000010001234567', real_name: '测试' });
   paymentMethods.add({ merchant_id: m.id, kind: 'alipay', card_number: 'merchant@example.com', real_name: '测试' });
   paymentMethods.add({ merchant_id: m.id, kind: 'wxpay', card_number: 'wxid_merchant', real_name: '测试' });
+  if (opts.balance) service.services.ledger.adjust(m.id, opts.balance, 'test opening balance');
   return { id: m.id, apiKey: m.api_key, apiSecret: m.api_secret, channels: ids };
 }
 

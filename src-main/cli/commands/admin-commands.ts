@@ -63,6 +63,24 @@ function feeOptions(args: CommandArgs) {
   return out;
 }
 
+/** Channel timing in seconds (pay timeout of buy orders, settle delay, payout delay). */
+function timingOptions(args: CommandArgs) {
+  const out: Record<string, unknown> = {};
+  const payTimeout = intOption(args, 'pay-timeout');
+  const settleDelay = intOption(args, 'settle-delay');
+  const payoutDelay = intOption(args, 'payout-delay');
+  if (payTimeout !== undefined) out.pay_timeout = payTimeout;
+  if (settleDelay !== undefined) out.settle_delay = settleDelay;
+  if (payoutDelay !== undefined) out.payout_delay = payoutDelay;
+  return out;
+}
+
+const TIMING_OPTIONS = {
+  'pay-timeout': { type: 'string' },
+  'settle-delay': { type: 'string' },
+  'payout-delay': { type: 'string' },
+} as const;
+
 const FEE_OPTIONS = {
   'service-rate': { type: 'string' },
   'passage-rate': { type: 'string' },
@@ -153,12 +171,14 @@ export const adminCommands: CommandDef[] = [
     summary: 'create a payment channel',
     usage:
       'channel create --category alpha|beta|gamma --name N --pay-methods wxpay,alipay,bank [--service-rate R] [--passage-rate R] ' +
-      '[--deposit-rate BP] [--base-rate BP] [--min-amount YUAN] [--max-amount YUAN] [--config-json JSON] [--disabled]',
+      '[--deposit-rate BP] [--base-rate BP] [--min-amount YUAN] [--max-amount YUAN] [--pay-timeout S] [--settle-delay S] [--payout-delay S] ' +
+      '[--config-json JSON] [--disabled]',
     options: {
       category: { type: 'string' },
       name: { type: 'string' },
       'pay-methods': { type: 'string' },
       ...FEE_OPTIONS,
+      ...TIMING_OPTIONS,
       'min-amount': { type: 'string' },
       'max-amount': { type: 'string' },
       'config-json': { type: 'string' },
@@ -174,6 +194,7 @@ export const adminCommands: CommandDef[] = [
             name: requiredOption(args, 'name'),
             pay_methods: requiredOption(args, 'pay-methods').split(',').map((m) => m.trim()),
             ...feeOptions(args),
+            ...timingOptions(args),
             min_amount: stringOption(args, 'min-amount'),
             max_amount: stringOption(args, 'max-amount'),
             config: parseConfigJson(args),
@@ -190,11 +211,12 @@ export const adminCommands: CommandDef[] = [
     summary: 'change a channel (config, when given, replaces the whole config)',
     usage:
       'channel update ID [--name N] [--pay-methods LIST] [--service-rate R] [--passage-rate R] [--deposit-rate BP] [--base-rate BP] ' +
-      '[--min-amount YUAN] [--max-amount YUAN] [--config-json JSON] [--enable|--disable]',
+      '[--min-amount YUAN] [--max-amount YUAN] [--pay-timeout S] [--settle-delay S] [--payout-delay S] [--config-json JSON] [--enable|--disable]',
     options: {
       name: { type: 'string' },
       'pay-methods': { type: 'string' },
       ...FEE_OPTIONS,
+      ...TIMING_OPTIONS,
       'min-amount': { type: 'string' },
       'max-amount': { type: 'string' },
       'config-json': { type: 'string' },
@@ -212,6 +234,7 @@ export const adminCommands: CommandDef[] = [
             name: stringOption(args, 'name'),
             pay_methods: payMethods?.split(',').map((m) => m.trim()),
             ...feeOptions(args),
+            ...timingOptions(args),
             min_amount: stringOption(args, 'min-amount'),
             max_amount: stringOption(args, 'max-amount'),
             config: parseConfigJson(args),

@@ -1,4 +1,5 @@
 import { DEFAULT_BASE_PATH, DEFAULT_HOST, DEFAULT_PORT } from '../../../src-shared/constants';
+import { formatFen } from '../../../src-shared/money';
 import { isEmptyStore, seedDemo } from '../../demo-seed';
 import { startListener } from '../../http/server';
 import { openService } from '../../service';
@@ -68,6 +69,7 @@ export const serveCommand = defineCommand({
             api_secret: demo.merchant.api_secret,
             sign_type: demo.merchant.sign_type,
             channels: demo.channels.map((c) => ({ id: c.id, category: c.category, name: c.name })),
+            opening_balance: demo.openingBalance,
           }
         : null,
     };
@@ -82,6 +84,7 @@ export const serveCommand = defineCommand({
         io.out(`    api_key:     ${summary.demo.api_key}`);
         io.out(`    api_secret:  ${summary.demo.api_secret}`);
         io.out(`    channels:    ${summary.demo.channels.map((c) => `${c.id}=${c.category}`).join(', ')}`);
+        io.out(`    balance:     ${formatFen(summary.demo.opening_balance)} CNY available (operator adjustment)`);
       }
     }
 

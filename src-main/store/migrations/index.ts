@@ -6,6 +6,7 @@
 import type { Database } from 'better-sqlite3';
 import { migration0001Initial } from './0001-initial';
 import { migration0002Console } from './0002-console';
+import { migration0003LedgerLifecycle } from './0003-ledger-lifecycle';
 
 export interface Migration {
   version: number;
@@ -13,6 +14,6 @@ export interface Migration {
   up(db: Database): void;
 }
 
-export const MIGRATIONS: readonly Migration[] = [migration0001Initial, migration0002Console];
+export const MIGRATIONS: readonly Migration[] = [migration0001Initial, migration0002Console, migration0003LedgerLifecycle];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

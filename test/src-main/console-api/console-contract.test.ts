@@ -28,7 +28,7 @@ const T0 = 1767232800;
 function setup(): Ctx {
   const clock = manualClock(T0);
   const service = testService({ clock });
-  const m = seedMerchant(service);
+  const m = seedMerchant(service, 'Test Merchant', { balance: 100_000_000 });
   const handlers = createConsoleHandlers(service, {
     version: '9.9.9-test',
     listenerUrl: () => 'http://127.0.0.1:1',

@@ -15,7 +15,7 @@ const PREFIX = '/addons/paychannel/merchant';
 async function setup() {
   const service = testService();
   const listener = await testListener(service);
-  const merchant = seedMerchant(service, 'Alpha Merchant');
+  const merchant = seedMerchant(service, 'Alpha Merchant', { balance: 10_000_000 });
   const client = clientFor(listener, merchant);
   return { service, listener, merchant, client };
 }
@@ -200,7 +200,7 @@ describe('orderQueryList and orderQueryDetail', () => {
     const clock = manualClock(t0);
     const service = testService({ clock });
     const listener = await testListener(service);
-    const merchant = seedMerchant(service);
+    const merchant = seedMerchant(service, 'Test Merchant', { balance: 10_000_000 });
     const client = clientFor(listener, merchant, { now: clock.now });
     const created: string[] = [];
     for (let i = 0; i < 5; i++) {

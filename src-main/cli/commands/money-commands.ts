@@ -1,0 +1,105 @@
+/** Balances, adjustments and order inspection (issue 3). */
+import { formatFen } from '../../../src-shared/money';
+import { statusLabel } from '../../../src-shared/order-state-machine';
+import { balanceAdjustInput, type BalanceAdjustView, type BalanceView, type OrderDetailView } from '../../../src-shared/schemas/money';
+import { parseOrThrow } from '../../../src-shared/validation/parse';
+import { defineCommand, idArgument, requiredOption, UsageError, withService, type CommandDef } from '../command';
+
+function balanceText(b: BalanceView): string {
+  return `available ${formatFen(b.available)}  frozen ${formatFen(b.frozen)}  deposit ${formatFen(b.deposit)}  (CNY)`;
+}
+
+function time(t: number): string {
+  return new Date(t * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+function orderNoArgument(value: string | undefined): string {
+  if (value === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(value)) throw new UsageError('ORDER_NO must be an order number');
+  return value;
+}
+
+export function orderDetailText(d: OrderDetailView): string {
+  const f = d.fees;
+  const lines = [
+    `order ${d.order_no} (${d.order_type === 1 ? 'buy' : 'sell'}): ${d.status} — ${statusLabel(d.order_type, d.status)}`,
+    `  merchant ${d.merchant.id} ${d.merchant.name}; channel ${d.channel.id} ${d.channel.name} (${d.channel.category}, ${d.channel.driver}); ${d.pay_method}`,
+    `  amount ${d.cny_amount}; service ${formatFen(f.service_amount)} (${f.service_rate}); passage ${formatFen(f.passage_amount)} (${f.passage_rate}); ` +
+      `deposit ${formatFen(f.deposit_amount)} (${f.deposit_rate} bp); channel commission ${formatFen(f.channel_amount)} (${f.base_rate} bp); ` +
+      `merchant actual ${formatFen(f.merchant_actual_amount)}`,
+    `  created ${time(d.createtime)}, updated ${time(d.updatetime)}${d.expires_at ? `, expires ${time(d.expires_at)}` : ''}`,
+  ];
+  if (d.pay_url) lines.push(`  pay_url ${d.pay_url}`);
+  lines.push('  timeline:');
+  lines.push(`    ${time(d.createtime)}  created → pending`);
+  for (const t of d.timeline) lines.push(`    ${time(t.time)}  ${t.from} → ${t.to}  [${t.source}] ${t.reason}`);
+  if (d.ledger.length > 0) {
+    lines.push('  ledger:');
+    for (const tx of d.ledger) {
+      lines.push(`    #${tx.id} ${tx.kind}: ${tx.entries.map((e) => `${e.account} ${e.amount > 0 ? '+' : ''}${formatFen(e.amount)}`).join(', ')}`);
+    }
+  }
+  if (d.scheduled.length > 0) {
+    lines.push('  scheduled:');
+    for (const j of d.scheduled) lines.push(`    ${j.kind} at ${time(j.due_at)}${j.attempts ? ` (attempt ${j.attempts + 1}; last error: ${j.last_error})` : ''}`);
+  }
+  if (d.callbacks.length > 0) {
+    lines.push('  callbacks:');
+    for (const c of d.callbacks) {
+      lines.push(`    #${c.id} ${c.order_status}: ${c.state}, ${c.attempts} attempt(s)${c.next_attempt_at ? `, next ${time(c.next_attempt_at)}` : ''}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+export const moneyCommands: CommandDef[] = [
+  defineCommand({
+    name: 'balance show',
+    summary: "a merchant's balances in fen: {available, frozen, deposit}",
+    usage: 'balance show MERCHANT_ID',
+    positionals: 1,
+    run: (args) => withService(args, (s) => s.services.orderAdmin.balances(idArgument(args.positionals[0], 'MERCHANT_ID'))),
+    human: balanceText,
+  }),
+  defineCommand({
+    name: 'balance adjust',
+    summary: "operator adjustment of a merchant's available balance (a ledger transaction with its reason)",
+    usage: 'balance adjust --merchant ID --amount ±YUAN --reason TEXT',
+    options: { merchant: { type: 'string' }, amount: { type: 'string' }, reason: { type: 'string' } },
+    positionals: 0,
+    run: (args) =>
+      withService(args, (s) =>
+        s.services.orderAdmin.adjust(
+          parseOrThrow(
+            balanceAdjustInput,
+            {
+              merchant_id: idArgument(requiredOption(args, 'merchant'), '--merchant'),
+              amount: requiredOption(args, 'amount'),
+              reason: requiredOption(args, 'reason'),
+            },
+            'options',
+          ),
+        ),
+      ),
+    human: (r: BalanceAdjustView) =>
+      `merchant ${r.merchant_id}: ${r.amount > 0 ? '+' : ''}${formatFen(r.amount)} (ledger transaction ${r.transaction_id}); now ${balanceText(r.balances)}`,
+  }),
+  defineCommand({
+    name: 'order show',
+    summary: 'an order with its fee breakdown, status timeline, ledger movements, scheduled work and callbacks',
+    usage: 'order show ORDER_NO',
+    positionals: 1,
+    run: (args) => withService(args, (s) => s.services.orderAdmin.detail(orderNoArgument(args.positionals[0]))),
+    human: orderDetailText,
+  }),
+  defineCommand({
+    name: 'order cancel',
+    summary: 'cancel a pending order (or a confirmed sell) as operator; reserved funds are released',
+    usage: 'order cancel ORDER_NO --reason TEXT',
+    options: { reason: { type: 'string' } },
+    positionals: 1,
+    run: (args) => withService(args, (s) => s.services.orderAdmin.cancel(orderNoArgument(args.positionals[0]), requiredOption(args, 'reason'))),
+    human: orderDetailText,
+  }),
+];
+
+export { orderNoArgument };

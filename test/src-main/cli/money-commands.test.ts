@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { openService } from '../../../src-main/service';
+import { joinNegativeValues } from '../../../src-main/cli/command';
+import { seedMerchant } from '../../support/service-harness';
+import { newBuy } from '../../support/money';
+import { tempDir } from '../../support/temp-dir';
+import { cli } from '../../support/cli';
+
+function seeded() {
+  const dataDir = tempDir();
+  const service = openService({ dataDir });
+  const m = seedMerchant(service);
+  const buy = newBuy(service, m, 10_050);
+  service.close();
+  return { dataDir, m, buy };
+}
+
+describe('balance and order commands', () => {
+  it('balance adjust and balance show, in yuan in and fen out', async () => {
+    const { dataDir, m } = seeded();
+    expect((await cli(dataDir, 'balance', 'show', String(m.id), '--json')).json()).toEqual({ available: 0, frozen: 0, deposit: 0 });
+    const up = await cli(dataDir, 'balance', 'adjust', '--merchant', String(m.id), '--amount', '+120.50', '--reason', 'opening', '--json');
+    expect(up.code).toBe(0);
+    expect(up.json()).toMatchObject({ merchant_id: m.id, amount: 12_050, reason: 'opening', balances: { available: 12_050 } });
+    // A negative value right after the option name works as written in the issue.
+    const down = await cli(dataDir, 'balance', 'adjust', '--merchant', String(m.id), '--amount', '-20', '--reason', 'fee refund');
+    expect(down.code).toBe(0);
+    expect(down.out).toContain('-20.00');
+    expect((await cli(dataDir, 'balance', 'show', String(m.id), '--json')).json()).toEqual({ available: 10_050, frozen: 0, deposit: 0 });
+
+    const tooMuch = await cli(dataDir, 'balance', 'adjust', '--merchant', String(m.id), '--amount=-100.51', '--reason', 'x', '--json');
+    expect(tooMuch.code).toBe(1);
+    expect(JSON.parse(tooMuch.err)).toEqual({ error: expect.stringMatching(/^insufficient balance: available is 100.50/) });
+    const noReason = await cli(dataDir, 'balance', 'adjust', '--merchant', String(m.id), '--amount', '5');
+    expect(noReason.code).toBe(2);
+    expect(noReason.err).toContain('--reason is required');
+    const badAmount = await cli(dataDir, 'balance', 'adjust', '--merchant', String(m.id), '--amount', '5.001', '--reason', 'x');
+    expect(badAmount.code).toBe(1);
+    expect(badAmount.err).toContain('amount:');
+    expect((await cli(dataDir, 'balance', 'show', '99', '--json')).code).toBe(1);
+  });
+
+  it('order show prints the fee breakdown, timeline and ledger; order cancel records the operator', async () => {
+    const { dataDir, buy } = seeded();
+    const shown = await cli(dataDir, 'order', 'show', buy.order_no, '--json');
+    expect(shown.code).toBe(0);
+    expect(shown.json()).toMatchObject({
+      order_no: buy.order_no,
+      order_type: 1,
+      status: 'pending',
+      cny_amount: '100.50',
+      fees: { cny_amount: 10_050, service_amount: 60, deposit_amount: 50, merchant_actual_amount: 9_940 },
+      pay_url: expect.stringMatching(/\/pay\/[A-Za-z0-9_-]{32}$/),
+      timeline: [],
+    });
+    const cancelled = await cli(dataDir, 'order', 'cancel', buy.order_no, '--reason', 'customer asked', '--json');
+    expect(cancelled.json()).toMatchObject({ status: 'cancelled', timeline: [{ from: 'pending', to: 'cancelled', source: 'operator', reason: 'customer asked' }] });
+    const again = await cli(dataDir, 'order', 'cancel', buy.order_no, '--reason', 'twice');
+    expect(again.code).toBe(1);
+    expect(again.err).toContain('cannot go from cancelled to cancelled');
+    const human = await cli(dataDir, 'order', 'show', buy.order_no);
+    expect(human.out).toContain('pending → cancelled  [operator] customer asked');
+    expect((await cli(dataDir, 'order', 'show', 'B0000', '--json')).err).toContain('order B0000 not found');
+  });
+
+  it('channel create and update take the timing settings', async () => {
+    const { dataDir } = seeded();
+    const created = await cli(dataDir, 'channel', 'create', '--category', 'beta', '--name', 'Slow', '--pay-methods', 'bank', '--pay-timeout', '600', '--settle-delay', '60', '--json');
+    expect(created.json()).toMatchObject({ pay_timeout: 600, settle_delay: 60, payout_delay: 5 });
+    const id = String(created.json<{ id: number }>().id);
+    expect((await cli(dataDir, 'channel', 'update', id, '--payout-delay', '0', '--json')).json()).toMatchObject({ pay_timeout: 600, settle_delay: 60, payout_delay: 0 });
+    const bad = await cli(dataDir, 'channel', 'update', id, '--pay-timeout', '10');
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('pay_timeout: must be at least 60');
+  });
+
+  it('joins a negative number to its option, and nothing else', () => {
+    const spec = { amount: { type: 'string' }, json: { type: 'boolean' } } as const;
+    expect(joinNegativeValues(['--amount', '-5', '--json'], spec)).toEqual(['--amount=-5', '--json']);
+    expect(joinNegativeValues(['--json', '-5'], spec)).toEqual(['--json', '-5']);
+    expect(joinNegativeValues(['--amount', '-x'], spec)).toEqual(['--amount', '-x']);
+  });
+});
