@@ -19,7 +19,7 @@ const cardBase = { card_type: '1', card_name: '张三', card_no: '62220202001122
 async function setup() {
   const service = testService();
   const listener = await testListener(service);
-  const merchant = seedMerchant(service, 'Region Merchant');
+  const merchant = seedMerchant(service, 'Region Merchant', { balance: 100_000_000 });
   const client = clientFor(listener, merchant);
   const sell = (prov_id: string, area_id: string) =>
     client.createOrder({
