@@ -29,10 +29,17 @@ export interface ConsoleRuntimeInfo {
   listenerUrl(): string | null;
   /** The settings the running listener was started with; null (or absent) when none runs here. */
   listenerInUse?(): ListenerSettings | null;
+  /** Why the listener is not running (e.g. its port is busy); null when it runs or is switched off. */
+  listenerError?(): string | null;
+  /**
+   * Applies saved listener settings now (the desktop restarts its listener).
+   * Absent (serve): they apply at the next start.
+   */
+  applyListenerSettings?(): Promise<void>;
 }
 
 export function createConsoleHandlers(service: MerchantConsoleService, runtime: ConsoleRuntimeInfo): ConsoleHandlers {
-  const { merchants, channels, orders, paymentMethods, orderReports, settings } = service.services;
+  const { merchants, channels, orders, paymentMethods, orderReports, settings, regions } = service.services;
   const write = <T>(fn: () => T): Promise<T> => service.writeQueue.run(fn);
 
   /** Merchant-scoped calls name an existing merchant. */
@@ -46,13 +53,23 @@ export function createConsoleHandlers(service: MerchantConsoleService, runtime: 
       listener: settings.listener(),
       listener_in_use: runtime.listenerInUse?.() ?? null,
       listener_url: runtime.listenerUrl(),
+      listener_error: runtime.listenerError?.() ?? null,
       data_dir: service.dataDir,
       version: runtime.version,
     };
   }
 
   return {
-    getServiceInfo: () => ({ version: runtime.version, data_dir: service.dataDir, listener_url: runtime.listenerUrl() }),
+    getServiceInfo: () => ({
+      version: runtime.version,
+      data_dir: service.dataDir,
+      listener_url: runtime.listenerUrl(),
+      listener_error: runtime.listenerError?.() ?? null,
+    }),
+    getRegionData: (req) => {
+      const version = regions.version();
+      return req.if_none_match === version.etag ? { ...version, not_modified: true, tree: null } : { ...version, not_modified: false, tree: regions.tree() };
+    },
 
     listPayChannels: (req) => {
       const list = orderReports.channelsForOrders(merchantId(req.merchant_id), req.category);
@@ -93,6 +110,7 @@ export function createConsoleHandlers(service: MerchantConsoleService, runtime: 
     getSettings: () => settingsView(),
     updateListenerSettings: async (req) => {
       await write(() => settings.updateListener(req));
+      await runtime.applyListenerSettings?.();
       return settingsView();
     },
   };

@@ -11,6 +11,10 @@ import { installErrorHandling } from './errors';
 import { registerMerchantRoute } from './merchant-route';
 import { merchantRoutes } from './routes/merchant-routes';
 import { registerRegionRoutes } from './routes/region-routes';
+import { createConsoleHandlers, type ConsoleRuntimeInfo } from '../console-api/console-handlers';
+import type { ListenerSettings } from '../../src-shared/schemas/console';
+import { packageVersion } from '../version';
+import { defaultConsoleDir, registerConsoleRoutes } from './console-routes';
 
 export interface ListenerOptions {
   host?: string;
@@ -21,6 +25,8 @@ export interface ListenerOptions {
   logger?: boolean | { level: string };
   /** Public base URL for pay pages; default http://host:port as bound. */
   publicUrl?: string;
+  /** The browser console (/console/, /console-api/; docs/console.md): on unless false. */
+  console?: false | { dir?: string; version?: string };
 }
 
 export function normaliseBasePath(basePath: string): string {
@@ -30,7 +36,7 @@ export function normaliseBasePath(basePath: string): string {
   return trimmed;
 }
 
-export function buildHttpApp(service: MerchantConsoleService, options: ListenerOptions = {}): FastifyInstance {
+export function buildHttpApp(service: MerchantConsoleService, options: ListenerOptions = {}, consoleRuntime?: ConsoleRuntimeInfo): FastifyInstance {
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
     logger: options.logger ?? false,
@@ -68,6 +74,15 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
   for (const route of merchantRoutes(service)) registerMerchantRoute(app, service, prefix, route);
   // Region endpoints sit at the host root, independent of the merchant base path.
   registerRegionRoutes(app, service.services.regions);
+  if (options.console !== false) {
+    const runtime = consoleRuntime ?? { version: options.console?.version ?? packageVersion(), listenerUrl: () => null };
+    registerConsoleRoutes(app, service, {
+      handlers: createConsoleHandlers(service, runtime),
+      consoleDir: options.console?.dir ?? defaultConsoleDir(),
+      bindHost: options.host ?? DEFAULT_HOST,
+      publicUrl: options.publicUrl,
+    });
+  }
   return app;
 }
 
@@ -79,13 +94,21 @@ export interface RunningListener {
 
 /** Starts listening; `url` is where it can be reached (with the real port when 0 was asked). */
 export async function startListener(service: MerchantConsoleService, options: ListenerOptions = {}): Promise<RunningListener> {
-  const app = buildHttpApp(service, options);
+  // The console reports where this listener answers once it knows its port.
+  let listening: { url: string; settings: ListenerSettings } | null = null;
+  const runtime: ConsoleRuntimeInfo = {
+    version: (options.console !== false && options.console?.version) || packageVersion(),
+    listenerUrl: () => listening?.url ?? null,
+    listenerInUse: () => listening?.settings ?? null,
+  };
+  const app = buildHttpApp(service, options, runtime);
   const host = options.host ?? DEFAULT_HOST;
   await app.listen({ host, port: options.port ?? DEFAULT_PORT });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? DEFAULT_PORT);
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   const url = `http://${urlHost}:${port}`;
+  listening = { url, settings: { enabled: true, host, port, base_path: normaliseBasePath(options.basePath ?? DEFAULT_BASE_PATH) } };
   service.setPublicUrl(options.publicUrl ?? url);
   return {
     app,

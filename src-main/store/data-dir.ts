@@ -110,3 +110,19 @@ function readServeInfo(file: string): ServeInfo | null {
     return null;
   }
 }
+
+/**
+ * What the service running on this data dir wrote about itself (pid, URL),
+ * or null when none runs (no file, or its process is gone after a crash).
+ */
+export function runningServiceInfo(dataDir: string): ServeInfo | null {
+  const info = readServeInfo(path.join(dataDir, INFO_FILE));
+  if (!info || !Number.isInteger(info.pid)) return null;
+  try {
+    process.kill(info.pid, 0);
+    return info;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else — still running.
+    return (err as { code?: string }).code === 'EPERM' ? info : null;
+  }
+}

@@ -39,6 +39,7 @@ import {
   merchantScoped,
   orderDetailView,
   orderExportChunkView,
+  regionTreeView,
   settingsView,
 } from '../schemas/console';
 import { LIST_DEFAULT_LIMIT, LIST_DEFAULT_PAGE, LIST_MAX_LIMIT } from '../constants';
@@ -60,14 +61,21 @@ const noParams = z.strictObject({});
 export const serviceInfoView = z.object({
   version: z.string(),
   data_dir: z.string(),
-  /** Where the embedded listener answers, or null when it is off. */
+  /** Where the embedded listener answers, or null when it is off or failed. */
   listener_url: z.string().nullable(),
+  /** Why the listener is not running (busy port…), or null. */
+  listener_error: z.string().nullable(),
 });
 
 const orderNoParam = z.string().trim().min(1).max(64);
 
 export const consoleApiContract = {
   getServiceInfo: entry('public', noParams, serviceInfoView),
+  /**
+   * The region tree (the spec's regionData shape) with its version (ETag, source, counts); with
+   * if_none_match = the cached etag, only the version and `not_modified: true` (cheap revalidation).
+   */
+  getRegionData: entry('public', z.strictObject({ if_none_match: z.string().max(200).optional() }), regionTreeView),
 
   // ------------------------------------------------------------ merchant-scoped
   /** Enabled channels linked to the merchant, with pay methods, limits and effective fees (order forms). */
@@ -145,7 +153,7 @@ export const consoleApiContract = {
   setPaymentMethodEnabled: entry('operator', z.strictObject({ id: positiveId, enabled: z.boolean() }), paymentMethodView),
   /** Stored listener settings, what the running listener uses, data dir, version. */
   getSettings: entry('operator', noParams, settingsView),
-  /** Applies at the next start of serve / the desktop app. */
+  /** Saved, then applied at once where the host can (desktop), else at the next start (serve). */
   updateListenerSettings: entry('operator', listenerSettingsInput, settingsView),
   // `satisfies` makes a method missing from, or extra to, methods.ts a compile error.
 } satisfies Record<ConsoleMethod, ContractEntry>;

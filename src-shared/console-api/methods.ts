@@ -7,6 +7,7 @@
 export const CONSOLE_METHODS = [
   // public
   'getServiceInfo',
+  'getRegionData',
   // merchant-scoped (the request names merchant_id)
   'listPayChannels',
   'listOrders',

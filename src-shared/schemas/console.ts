@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { categoryField, orderStatusField, orderTypeField, payMethodField, positiveId, unixSeconds } from './fields';
 import { customerPaymentMethod, orderView, paymentMethodSnapshot, payChannelView } from './merchant-api';
 import { feeSettingsView } from './operator';
+import { regionTree } from './region-api';
 
 // ---------------------------------------------------------------- order filters
 
@@ -262,15 +263,33 @@ export const listenerSettingsInput = z.strictObject({
 export type ListenerSettingsInput = z.output<typeof listenerSettingsInput>;
 
 export const settingsView = z.object({
-  /** Stored; `serve` and the desktop apply them at their next start. */
+  /** Stored; the desktop applies them at once, `serve` at its next start. */
   listener: listenerSettingsView,
   /** What the running listener uses, or null when none runs in this process. */
   listener_in_use: listenerSettingsView.nullable(),
   listener_url: z.string().nullable(),
+  /** Why the listener is not running (e.g. its port is busy), or null. */
+  listener_error: z.string().nullable(),
   data_dir: z.string(),
   version: z.string(),
 });
 export type SettingsView = z.infer<typeof settingsView>;
+
+// ---------------------------------------------------------------- regions
+
+/** What the console caches the region tree by (see region-api.ts RegionVersion). */
+export const regionVersionView = z.object({
+  etag: z.string(),
+  source: z.object({ package: z.string(), integrity: z.string(), vintage: z.string() }),
+  counts: z.object({ provinces: z.int(), cities: z.int(), districts: z.int() }),
+});
+
+export const regionTreeView = regionVersionView.extend({
+  /** True when if_none_match named the current etag: the cached tree is current, `tree` is null. */
+  not_modified: z.boolean(),
+  tree: regionTree.nullable(),
+});
+export type RegionTreeView = z.infer<typeof regionTreeView>;
 
 // ---------------------------------------------------------------- misc inputs
 

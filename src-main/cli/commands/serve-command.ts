@@ -1,7 +1,7 @@
-import { DEFAULT_BASE_PATH, DEFAULT_HOST, DEFAULT_PORT } from '../../../src-shared/constants';
 import { formatFen } from '../../../src-shared/money';
 import { isEmptyStore, seedDemo } from '../../demo-seed';
 import { startListener } from '../../http/server';
+import { consoleBundleBuilt, consoleLoginUrl, defaultConsoleDir } from '../../http/console-routes';
 import { openService } from '../../service';
 import { acquireDataDirLock } from '../../store/data-dir';
 import { defineCommand, stringOption, UsageError, type CommandIo } from '../command';
@@ -11,7 +11,9 @@ const NONCE_PURGE_INTERVAL_MS = 60_000;
 export const serveCommand = defineCommand({
   name: 'serve',
   summary: 'run the service headless: the merchant HTTP API on an embedded SQLite store',
-  usage: 'serve [--host 127.0.0.1] [--port 8787] [--base-path /addons/paychannel] [--public-url URL] [--demo]',
+  usage:
+    'serve [--host 127.0.0.1] [--port 8787] [--base-path /addons/paychannel] [--public-url URL] [--demo]\n' +
+    '  host, port and base path default to the listener settings stored in the data dir (console → Settings), then to the values shown',
   options: {
     host: { type: 'string' },
     port: { type: 'string' },
@@ -21,10 +23,9 @@ export const serveCommand = defineCommand({
   },
   positionals: 0,
   async run(args, io: CommandIo) {
-    const portText = stringOption(args, 'port') ?? String(DEFAULT_PORT);
-    if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) > 65535) throw new UsageError('--port must be 0-65535');
-    const host = stringOption(args, 'host') ?? DEFAULT_HOST;
-    const basePath = stringOption(args, 'base-path') ?? DEFAULT_BASE_PATH;
+    const portFlag = stringOption(args, 'port');
+    if (portFlag !== undefined && (!/^[0-9]{1,5}$/.test(portFlag) || Number(portFlag) > 65535)) throw new UsageError('--port must be 0-65535');
+    const hostFlag = stringOption(args, 'host');
 
     const lock = acquireDataDirLock(args.dataDir);
     let service;
@@ -34,11 +35,26 @@ export const serveCommand = defineCommand({
       lock.release();
       throw err;
     }
+    // Flags win over the listener settings stored by the console, which win over the defaults.
+    const stored = service.services.settings.listener();
+    if (!stored.enabled && portFlag === undefined && hostFlag === undefined) {
+      service.close();
+      lock.release();
+      throw new UsageError(
+        'the embedded listener is switched off in the settings of this data dir (console → Settings → Listener); ' +
+          'switch it on there, or pass --port (and --host) to listen anyway',
+      );
+    }
+    const portText = portFlag ?? String(stored.port);
+    const host = hostFlag ?? stored.host;
+    const basePath = stringOption(args, 'base-path') ?? stored.base_path;
     const demo = args.values.demo === true && isEmptyStore(service) ? seedDemo(service) : undefined;
 
+    const consoleDir = defaultConsoleDir(io.env);
     let listener;
     try {
       listener = await startListener(service, {
+        console: { dir: consoleDir },
         host,
         port: Number(portText),
         basePath,
@@ -54,14 +70,22 @@ export const serveCommand = defineCommand({
     }
     lock.describe({ url: listener.url });
 
-    const purge = setInterval(() => service.services.requestAuth.purgeExpiredNonces(), NONCE_PURGE_INTERVAL_MS);
+    const purge = setInterval(() => {
+      service.services.requestAuth.purgeExpiredNonces();
+      service.services.consoleAuth.purgeExpired();
+    }, NONCE_PURGE_INTERVAL_MS);
     purge.unref();
 
+    // Like Jupyter: a login link for the browser console at every start (single use; see docs/console.md).
+    const loginToken = service.services.consoleAuth.issueLoginToken();
     const summary = {
       listening: listener.url,
       merchant_api: `${listener.url}${basePath === '/' ? '' : basePath}/merchant/`,
       data_dir: args.dataDir,
       pid: process.pid,
+      console_url: `${listener.url}/console/`,
+      console_login_url: consoleLoginUrl(listener.url, loginToken.credential),
+      console_built: consoleBundleBuilt(consoleDir),
       demo: demo
         ? {
             merchant_id: demo.merchant.id,
@@ -78,6 +102,9 @@ export const serveCommand = defineCommand({
       io.out(`merchant-console listening on ${summary.listening}`);
       io.out(`  merchant API: ${summary.merchant_api}`);
       io.out(`  data dir:     ${summary.data_dir}`);
+      io.out(`  console:      ${summary.console_login_url}`);
+      io.out('                (login link for a browser: works once; more with `merchant-console console-token new`)');
+      if (!summary.console_built) io.out(`                the console is not built yet: run \`npm run build:console\` (output ${consoleDir})`);
       if (summary.demo) {
         io.out('  demo merchant seeded (the secret is shown only now):');
         io.out(`    merchant_id: ${summary.demo.merchant_id}`);

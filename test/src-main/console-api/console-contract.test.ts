@@ -16,6 +16,7 @@ import { manualClock, rowCount, seedMerchant, testService, type SeededMerchant }
 const covered = new Set<ConsoleMethod>();
 
 interface Ctx {
+  applied: number;
   service: MerchantConsoleService;
   handlers: ConsoleHandlers;
   clock: ReturnType<typeof manualClock>;
@@ -29,12 +30,17 @@ function setup(): Ctx {
   const clock = manualClock(T0);
   const service = testService({ clock });
   const m = seedMerchant(service, 'Test Merchant', { balance: 100_000_000 });
-  const handlers = createConsoleHandlers(service, {
+  const ctx = { applied: 0 } as Ctx;
+  ctx.handlers = createConsoleHandlers(service, {
     version: '9.9.9-test',
     listenerUrl: () => 'http://127.0.0.1:1',
     listenerInUse: () => ({ enabled: true, host: '127.0.0.1', port: 1, base_path: '/addons/paychannel' }),
+    listenerError: () => (ctx.applied > 0 ? 'port 18301 on 0.0.0.0 is already in use' : null),
+    applyListenerSettings: async () => {
+      ctx.applied++;
+    },
   });
-  return { service, handlers, clock, m };
+  return Object.assign(ctx, { service, clock, m });
 }
 
 async function call(c: Ctx, method: string, request: unknown): Promise<Envelope<unknown>> {
@@ -80,9 +86,24 @@ describe('console contract: public and merchant-scoped calls', () => {
 
   it('getServiceInfo answers version, data dir and listener URL', async () => {
     const info = await ok(c, 'getServiceInfo', {});
-    expect(info).toEqual({ version: '9.9.9-test', data_dir: c.service.dataDir, listener_url: 'http://127.0.0.1:1' });
+    expect(info).toEqual({ version: '9.9.9-test', data_dir: c.service.dataDir, listener_url: 'http://127.0.0.1:1', listener_error: null });
     await fails(c, 'getServiceInfo', { extra: 1 }, 1001, 'extra: unknown parameter');
     await fails(c, 'getServiceInfo', [], 1001, 'request: must be an object');
+  });
+
+  it('getRegionData: the tree once, then only "not modified" for the cached etag', async () => {
+    const full = await ok(c, 'getRegionData', {});
+    expect(full.etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(full.counts).toEqual({ provinces: 31, cities: expect.any(Number), districts: expect.any(Number) });
+    expect(full.not_modified).toBe(false);
+    const { tree: _tree, not_modified: _nm, ...version } = full;
+    expect(Object.keys(full.tree!)).toHaveLength(31);
+    expect(full.tree!['北京市']).toMatchObject({ val: '110000', items: { 北京市: { val: '110100' } } });
+    const cached = await ok(c, 'getRegionData', { if_none_match: version.etag });
+    expect(cached).toEqual({ ...version, not_modified: true, tree: null });
+    const stale = await ok(c, 'getRegionData', { if_none_match: '"old"' });
+    expect(stale.not_modified).toBe(false);
+    await fails(c, 'getRegionData', { if_none_match: 5 }, 1001, 'if_none_match: must be a string');
   });
 
   it('listPayChannels gives the form what it enforces: pay methods, limits, effective fees', async () => {
@@ -153,6 +174,8 @@ describe('console contract: public and merchant-scoped calls', () => {
       'alpha_personal_data.cert_no: has a wrong check digit (GB 11643)');
     await fails(c, 'createOrder', { ...alpha, alpha_personal_data: { ...alphaPersonal, cert_validity_type: '0' }, alpha_card_info: alphaCard }, 1001,
       'alpha_personal_data.cert_end_date: is required when cert_validity_type is 0');
+    await fails(c, 'createOrder', { ...alpha, alpha_personal_data: alphaPersonal, alpha_card_info: { ...alphaCard, area_id: '310100' } }, 1001,
+      /^alpha_card_info\.area_id: 310100 is not a city of province 110000/);
     await fails(c, 'createOrder', { ...sell, alpha_card_info: alphaCard }, 1001, 'alpha_card_info: not accepted on beta channels');
     await fails(c, 'createOrder', { ...sell, customer_name: 'x' }, 1001, 'customer_name: unknown parameter');
     expect(rowCount(c.service, 'orders')).toBe(before);
@@ -430,11 +453,15 @@ describe('console contract: operator calls', () => {
       listener: { enabled: true, host: '127.0.0.1', port: 8787, base_path: '/addons/paychannel' },
       listener_in_use: { enabled: true, host: '127.0.0.1', port: 1, base_path: '/addons/paychannel' },
       listener_url: 'http://127.0.0.1:1',
+      listener_error: null,
       data_dir: c.service.dataDir,
       version: '9.9.9-test',
     });
     const updated = await ok(c, 'updateListenerSettings', { port: 18301, base_path: '/api/pay/', host: '0.0.0.0', enabled: false });
     expect(updated.listener).toEqual({ enabled: false, host: '0.0.0.0', port: 18301, base_path: '/api/pay' });
+    // The host applied them before answering, so the answer shows the outcome.
+    expect(c.applied).toBe(1);
+    expect(updated.listener_error).toBe('port 18301 on 0.0.0.0 is already in use');
     expect(c.service.services.settings.listener()).toEqual(updated.listener);
     expect((await ok(c, 'updateListenerSettings', { base_path: '/' })).listener.base_path).toBe('');
 
@@ -443,6 +470,7 @@ describe('console contract: operator calls', () => {
     await fails(c, 'updateListenerSettings', { base_path: 'no-slash' }, 1001, /^base_path: must look like \/segment/);
     await fails(c, 'updateListenerSettings', { enabled: 'yes' }, 1001, 'enabled: must be a boolean');
     expect(c.service.services.settings.listener()).toMatchObject({ port: 18301, base_path: '' });
+    expect(c.applied).toBe(2); // refused updates apply nothing
   });
 });
 

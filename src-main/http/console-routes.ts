@@ -1,0 +1,273 @@
+/**
+ * The browser transport of the console on the embedded listener
+ * (docs/console.md):
+ *   GET  /console/login?token=…  exchanges a login token for a session cookie
+ *   GET  /console/…              the built console (static), session required
+ *   POST /console/logout         ends the session
+ *   POST /console-api/<method>   the console API contract, session required
+ * Every console request must name a Host this listener answers to; every
+ * POST must be same-origin (Origin = this host, JSON content type) on top of
+ * the SameSite=Strict cookie. Sessions are read from SQLite on every
+ * request, so `console-token reset` from another process applies at once.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyCookie from '@fastify/cookie';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ErrorCode, httpStatusOf, SUCCESS_CODE, type ErrorCode as ErrorCodeType } from '../../src-shared/errors';
+import { CONSOLE_HTTP_PREFIX } from '../../src-shared/console-api/methods';
+import { dispatchConsoleCall, type ConsoleHandlers } from '../console-api/console-handlers';
+import type { MerchantConsoleService } from '../service';
+import { CONSOLE_SESSION_MAX_AGE } from '../services/console-auth-service';
+import { successEnvelope } from './envelope';
+import { pages } from './console-pages';
+
+export const CONSOLE_PATH = '/console/';
+export const CONSOLE_LOGIN_PATH = '/console/login';
+export const CONSOLE_LOGOUT_PATH = '/console/logout';
+/** Env override of where the built console is. */
+export const CONSOLE_DIR_ENV = 'MERCHANT_CONSOLE_UI_DIR';
+
+/** The renderer's browser build: `<repo>/out/console` (docs/console.md), or $MERCHANT_CONSOLE_UI_DIR. */
+export function defaultConsoleDir(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env[CONSOLE_DIR_ENV];
+  if (fromEnv) return path.resolve(fromEnv);
+  return fileURLToPath(new URL('../../out/console', import.meta.url));
+}
+
+export function consoleBundleBuilt(dir: string): boolean {
+  return fs.existsSync(path.join(dir, 'index.html'));
+}
+
+/**
+ * What the console pages may load: everything from this origin only, no
+ * inline or eval'd script. Inline styles are allowed because Naive UI
+ * injects its styles at runtime; images may be data:/blob: (QR codes).
+ */
+export const CONSOLE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "object-src 'none'",
+].join('; ');
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'content-security-policy': CONSOLE_CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+export const IMMUTABLE_CACHE = 'private, max-age=31536000, immutable';
+
+/** Cookie name per port: two listeners on one host (cookies ignore ports) keep their own session. */
+export function sessionCookieName(port: number): string {
+  return `mc_console_${port}`;
+}
+
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
+}
+
+export interface HostCheck {
+  /** The host the listener was bound to (127.0.0.1 by default). */
+  bindHost: string;
+  /** The port the request arrived on. */
+  localPort: number;
+  publicUrl?: string | undefined;
+}
+
+/**
+ * DNS-rebinding guard: the Host header must name this listener — a loopback
+ * name or the bound address, on the port the request came in on — or the
+ * configured public URL's host. A listener bound to every interface cannot
+ * know its names, so it accepts any host there (the SameSite=Strict cookie
+ * and the Origin check still apply).
+ */
+export function hostAllowed(hostHeader: string | undefined, check: HostCheck): boolean {
+  if (!hostHeader || hostHeader.length > 255) return false;
+  let url: URL;
+  try {
+    url = new URL(`http://${hostHeader}`);
+  } catch {
+    return false;
+  }
+  if (url.host !== hostHeader.toLowerCase() || url.username || url.password || url.pathname !== '/') return false;
+  if (check.publicUrl) {
+    try {
+      if (new URL(check.publicUrl).host === url.host) return true;
+    } catch {
+      // an unparsable public URL names nothing
+    }
+  }
+  const port = url.port === '' ? 80 : Number(url.port);
+  if (port !== check.localPort) return false;
+  if (isWildcard(check.bindHost)) return true;
+  const bound = check.bindHost.includes(':') && !check.bindHost.startsWith('[') ? `[${check.bindHost}]` : check.bindHost;
+  return LOOPBACK_NAMES.has(url.hostname) || url.hostname === bound.toLowerCase();
+}
+
+/**
+ * CSRF guard for console POSTs, on top of the SameSite=Strict cookie: the
+ * browser's Origin must be this very host, a fetch metadata header (when
+ * sent) must say same-origin, and the body must be JSON (which a cross-site
+ * form or a "simple" request cannot send).
+ */
+export function checkSameOriginPost(request: FastifyRequest): void {
+  const host = request.headers.host;
+  const origin = request.headers.origin;
+  if (!origin || !host || (origin.toLowerCase() !== `http://${host.toLowerCase()}` && origin.toLowerCase() !== `https://${host.toLowerCase()}`)) {
+    throw new AppError(ErrorCode.FOREIGN_ORIGIN, 'Origin: console calls must come from the console page itself (same origin)');
+  }
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin') {
+    throw new AppError(ErrorCode.FOREIGN_ORIGIN, `Sec-Fetch-Site: ${String(site).slice(0, 32)} requests are refused; same-origin only`);
+  }
+  const type = request.headers['content-type'];
+  if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
+    throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Content-Type: must be application/json');
+  }
+}
+
+export interface ConsoleRoutesOptions {
+  handlers: ConsoleHandlers;
+  /** The built console; served when it has an index.html, else a "build it" page. */
+  consoleDir: string;
+  bindHost: string;
+  publicUrl?: string | undefined;
+}
+
+function localPortOf(request: FastifyRequest): number {
+  return request.socket.localPort ?? 0;
+}
+
+function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
+  return reply.status(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
+}
+
+export function registerConsoleRoutes(app: FastifyInstance, service: MerchantConsoleService, options: ConsoleRoutesOptions): void {
+  const { consoleAuth } = service.services;
+  const secureCookie = options.publicUrl?.startsWith('https:') === true;
+  const hostCheck = (request: FastifyRequest) =>
+    hostAllowed(request.headers.host, { bindHost: options.bindHost, localPort: localPortOf(request), publicUrl: options.publicUrl });
+  const sessionOf = (request: FastifyRequest) => request.cookies[sessionCookieName(localPortOf(request))];
+
+  app.register(async (scope) => {
+    await scope.register(fastifyCookie, { hook: 'onRequest' });
+
+    scope.addHook('onRequest', async (request, reply) => {
+      reply.headers(SECURITY_HEADERS);
+      // Console pages and API answers are per-session: never stored by caches (assets override below).
+      reply.header('cache-control', 'no-store');
+      if (!hostCheck(request)) {
+        if (request.url.startsWith(CONSOLE_HTTP_PREFIX)) throw new AppError(ErrorCode.FOREIGN_ORIGIN, 'Host: not an address of this listener');
+        return sendPage(reply, 403, pages.hostRefused());
+      }
+      return undefined;
+    });
+
+    // ---------------------------------------------------------------- the API
+    scope.register(async (api) => {
+      api.addHook('onRequest', async (request) => {
+        checkSameOriginPost(request);
+        consoleAuth.verifySession(sessionOf(request));
+      });
+      api.post(`${CONSOLE_HTTP_PREFIX}:method`, async (request, reply) => {
+        const { method } = request.params as { method: string };
+        const envelope = await dispatchConsoleCall(options.handlers, method, request.body, {
+          error: ({ err }) => request.log.error({ err, method }, 'console call failed'),
+        });
+        const status = envelope.code === SUCCESS_CODE ? 200 : httpStatusOf(envelope.code as ErrorCodeType);
+        return reply.status(status).send(envelope);
+      });
+    });
+
+    // ---------------------------------------------------------------- login / logout
+    scope.get(CONSOLE_LOGIN_PATH, async (request, reply) => {
+      const token = (request.query as Record<string, unknown>).token;
+      if (typeof token !== 'string' || token === '') {
+        try {
+          consoleAuth.verifySession(sessionOf(request));
+          return reply.redirect('./', 303);
+        } catch {
+          return sendPage(reply, 401, pages.signInFirst());
+        }
+      }
+      let session;
+      try {
+        session = consoleAuth.exchangeLoginToken(token);
+      } catch (err) {
+        if (err instanceof AppError) return sendPage(reply, 401, pages.loginFailed());
+        throw err;
+      }
+      reply.setCookie(sessionCookieName(localPortOf(request)), session.credential, {
+        httpOnly: true,
+        sameSite: 'strict',
+        path: '/',
+        secure: secureCookie,
+        maxAge: CONSOLE_SESSION_MAX_AGE,
+      });
+      // A page, not a redirect: navigating from here is same-site, so the
+      // Strict cookie goes along even when the link was opened from another site.
+      return sendPage(reply, 200, pages.signedIn());
+    });
+
+    scope.post(CONSOLE_LOGOUT_PATH, async (request, reply) => {
+      checkSameOriginPost(request);
+      consoleAuth.endSession(sessionOf(request));
+      reply.clearCookie(sessionCookieName(localPortOf(request)), { path: '/', httpOnly: true, sameSite: 'strict', secure: secureCookie });
+      return reply.send(successEnvelope(null, 'signed out'));
+    });
+
+    // ---------------------------------------------------------------- the built console
+    scope.register(async (site) => {
+      site.addHook('onRequest', async (request, reply) => {
+        if (!consoleBundleBuilt(options.consoleDir)) return sendPage(reply, 503, pages.notBuilt(options.consoleDir));
+        try {
+          consoleAuth.verifySession(sessionOf(request));
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          const wantsPage = request.url === '/console' || request.url.startsWith('/console/?') || request.url === CONSOLE_PATH || /\.html?(\?|$)/.test(request.url);
+          if (wantsPage) return sendPage(reply, 401, pages.signInFirst());
+          return reply.status(401).type('text/plain; charset=utf-8').send('sign in to the console first');
+        }
+        return undefined;
+      });
+      await site.register(fastifyStatic, {
+        root: options.consoleDir,
+        prefix: '/console',
+        redirect: true,
+        wildcard: true,
+        index: ['index.html'],
+        dotfiles: 'deny',
+        cacheControl: false,
+        decorateReply: false,
+        suppressWarning: true,
+        // Hashed assets never change; everything else is checked every time.
+        setHeaders(res, filePath) {
+          const rel = path.relative(options.consoleDir, filePath).split(path.sep);
+          res.header('cache-control', rel[0] === 'assets' && rel.length > 1 ? IMMUTABLE_CACHE : path.basename(filePath) === 'index.html' ? 'no-store' : 'no-cache');
+        },
+      });
+    });
+  });
+}
+
+/** The URL that signs a browser in: serve prints it, `console-token new|reset` too. */
+export function consoleLoginUrl(listenerUrl: string, credential: string): string {
+  return `${listenerUrl.replace(/\/+$/, '')}${CONSOLE_LOGIN_PATH}?token=${encodeURIComponent(credential)}`;
+}

@@ -1,0 +1,304 @@
+/**
+ * The browser transport of the console over real HTTP on 127.0.0.1: login
+ * token → session cookie, every /console-api call checked against the
+ * session (revocation from another process applies at once), CSRF / Origin /
+ * Host guards, and the static console with its CSP and cache headers.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cli } from '../../support/cli-harness';
+import { rawRequest, type RawResponse } from '../../support/http-raw';
+import { seedMerchant, testListener, testService, rowCount } from '../../support/service-harness';
+import { tempDir } from '../../support/temp-dir';
+import { CONSOLE_CSP, IMMUTABLE_CACHE, hostAllowed, sessionCookieName } from '../../../src-main/http/console-routes';
+import { CONSOLE_SESSION_MAX_AGE } from '../../../src-main/services/console-auth-service';
+import type { RunningListener } from '../../../src-main/http/server';
+import type { MerchantConsoleService } from '../../../src-main/service';
+
+interface Site {
+  service: MerchantConsoleService;
+  listener: RunningListener;
+  dataDir: string;
+  consoleDir: string;
+  port: number;
+  host: string;
+  origin: string;
+}
+
+async function site({ built = true } = {}): Promise<Site> {
+  const dataDir = tempDir();
+  const consoleDir = tempDir();
+  if (built) buildFakeConsole(consoleDir);
+  const service = testService({ dataDir });
+  const listener = await testListener(service, { console: { dir: consoleDir, version: '1.2.3-test' } });
+  const port = Number(new URL(listener.url).port);
+  const host = `127.0.0.1:${port}`;
+  return { service, listener, dataDir, consoleDir, port, host, origin: `http://${host}` };
+}
+
+/** What `npm run build:console` leaves behind: index.html + hashed assets. */
+function buildFakeConsole(dir: string): void {
+  fs.mkdirSync(path.join(dir, 'assets'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><script type="module" src="./assets/index-Ab12Cd34.js"></script><div id="app"></div>');
+  fs.writeFileSync(path.join(dir, 'assets', 'index-Ab12Cd34.js'), 'console.log("console app")');
+  fs.writeFileSync(path.join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+  fs.writeFileSync(path.join(dir, '.env'), 'SECRET=1');
+}
+
+async function login(s: Site, token = s.service.services.consoleAuth.issueLoginToken().credential): Promise<{ res: RawResponse; cookie: string }> {
+  const res = await rawRequest(s.listener.url, 'GET', `/console/login?token=${encodeURIComponent(token)}`, { headers: { host: s.host } });
+  const setCookie = res.headers['set-cookie']?.[0] ?? '';
+  return { res, cookie: setCookie.split(';')[0]! };
+}
+
+function api(s: Site, method: string, body: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
+  return rawRequest(s.listener.url, 'POST', `/console-api/${method}`, {
+    headers: { host: s.host, origin: s.origin, 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+describe('console login and sessions over HTTP', () => {
+  it('refuses every console call without a session cookie (401 envelope)', async () => {
+    const s = await site();
+    for (const method of ['getServiceInfo', 'listMerchants', 'noSuchMethod']) {
+      const res = await api(s, method, {});
+      expect(res.status).toBe(401);
+      expect(res.json()).toEqual({ code: 2006, msg: 'console session: not signed in; open the login URL printed by serve', data: null });
+      expect(res.headers['cache-control']).toBe('no-store');
+    }
+    const forged = await api(s, 'listMerchants', {}, { cookie: `${sessionCookieName(s.port)}=${'A'.repeat(22)}.${'B'.repeat(43)}` });
+    expect(forged.status).toBe(401);
+    expect(forged.json().code).toBe(2006);
+  });
+
+  it('exchanges a single-use login token for an HttpOnly, SameSite=Strict session cookie', async () => {
+    const s = await site();
+    const token = s.service.services.consoleAuth.issueLoginToken().credential;
+    const { res, cookie } = await login(s, token);
+    expect(res.status).toBe(200);
+    const setCookie = res.headers['set-cookie']!;
+    expect(setCookie).toHaveLength(1);
+    const attributes = setCookie[0]!.split(/;\s*/).slice(1).map((a) => a.toLowerCase());
+    expect(attributes).toEqual(expect.arrayContaining(['httponly', 'samesite=strict', 'path=/', `max-age=${CONSOLE_SESSION_MAX_AGE}`]));
+    expect(attributes).not.toContain('secure'); // plain http on loopback; https public URLs get Secure
+    expect(cookie).toMatch(new RegExp(`^mc_console_${s.port}=[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}$`));
+    expect(cookie).not.toContain(token.split('.')[1]!);
+    // Same-site navigation by a page, so the Strict cookie goes along even after a cross-site click.
+    expect(res.body).toContain('<meta http-equiv="refresh" content="0;url=./">');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+
+    const info = await api(s, 'getServiceInfo', {}, { cookie });
+    expect(info.status).toBe(200);
+    expect(info.json()).toEqual({ code: 1, msg: 'success', data: { version: '1.2.3-test', data_dir: s.dataDir, listener_url: s.listener.url, listener_error: null } });
+
+    const again = await login(s, token);
+    expect(again.res.status).toBe(401);
+    expect(again.res.headers['set-cookie']).toBeUndefined();
+    expect(again.res.body).toContain('console-token new');
+
+    // Signed in already: the bare login path goes on to the console.
+    const bare = await rawRequest(s.listener.url, 'GET', '/console/login', { headers: { host: s.host, cookie } });
+    expect([bare.status, bare.headers.location]).toEqual([303, './']);
+  });
+
+  it('serves the contract: validation errors name the field with HTTP 400, writes persist, lossless numbers', async () => {
+    const s = await site();
+    const m = seedMerchant(s.service);
+    const { cookie } = await login(s);
+
+    const created = await api(s, 'createOrder', `{"merchant_id":${m.id},"order_type":1,"cny_amount":100.50,"paychannel_id":${m.channels.beta},"paychannel_paymethod":"bank"}`, { cookie });
+    expect(created.status).toBe(200);
+    expect(created.json<{ code: number; data: { cny_amount: string; pay_url: string } }>().data).toMatchObject({ cny_amount: '100.50' });
+    expect(created.json<{ data: { pay_url: string } }>().data.pay_url.startsWith(`${s.listener.url}/pay/`)).toBe(true);
+
+    const before = rowCount(s.service, 'orders');
+    const bad = await api(s, 'createOrder', { merchant_id: m.id, order_type: 1, cny_amount: '1.001', paychannel_id: m.channels.beta, paychannel_paymethod: 'bank' }, { cookie });
+    expect(bad.status).toBe(400);
+    expect(bad.json()).toEqual({ code: 1001, msg: 'cny_amount: must have at most 2 decimal places', data: null });
+    expect(rowCount(s.service, 'orders')).toBe(before);
+
+    const missing = await api(s, 'getOrder', { merchant_id: m.id, order_no: 'B1' }, { cookie });
+    expect([missing.status, missing.json().code]).toEqual([404, 3001]);
+    const unknown = await api(s, 'dropTables', {}, { cookie });
+    expect([unknown.status, unknown.json().msg]).toEqual([404, 'method: no console call named dropTables']);
+    const malformed = await api(s, 'listMerchants', '{"a":', { cookie });
+    expect([malformed.status, malformed.json().code]).toEqual([400, 1002]);
+
+    const settings = await api(s, 'getSettings', {}, { cookie });
+    expect(settings.json<{ data: { listener_in_use: unknown } }>().data.listener_in_use).toEqual({
+      enabled: true,
+      host: '127.0.0.1',
+      port: s.port,
+      base_path: '/addons/paychannel',
+    });
+  });
+
+  it('honours a revocation by the CLI in another service instance at once (console-token reset)', async () => {
+    const s = await site();
+    const { cookie } = await login(s);
+    expect((await api(s, 'listMerchants', {}, { cookie })).status).toBe(200);
+    const unused = s.service.services.consoleAuth.issueLoginToken().credential;
+
+    const reset = await cli(['console-token', 'reset', '--data-dir', s.dataDir, '--json']);
+    expect(reset.code).toBe(0);
+    const out = reset.json() as { login_url: string; revoked_sessions: number; revoked_tokens: number };
+    expect(out).toMatchObject({ revoked_sessions: 1, revoked_tokens: 1 });
+
+    const after = await api(s, 'listMerchants', {}, { cookie });
+    expect([after.status, after.json().code]).toEqual([401, 2006]);
+    expect((await login(s, unused)).res.status).toBe(401);
+
+    // The fresh URL printed by reset signs in.
+    const fresh = new URL(out.login_url);
+    expect(fresh.pathname).toBe('/console/login');
+    const relogin = await login(s, fresh.searchParams.get('token')!);
+    expect(relogin.res.status).toBe(200);
+    expect((await api(s, 'listMerchants', {}, { cookie: relogin.cookie })).status).toBe(200);
+  });
+
+  it('logout ends the session and clears the cookie', async () => {
+    const s = await site();
+    const { cookie } = await login(s);
+    const out = await rawRequest(s.listener.url, 'POST', '/console/logout', {
+      headers: { host: s.host, origin: s.origin, 'content-type': 'application/json', cookie },
+      body: '{}',
+    });
+    expect(out.status).toBe(200);
+    expect(out.headers['set-cookie']![0]).toMatch(new RegExp(`^mc_console_${s.port}=;.*Expires=Thu, 01 Jan 1970`));
+    expect((await api(s, 'listMerchants', {}, { cookie })).status).toBe(401);
+  });
+});
+
+describe('console CSRF, Origin and Host guards', () => {
+  it.each([
+    ['no Origin', { origin: '' }, 403, 2007],
+    ['a foreign Origin', { origin: 'http://evil.example' }, 403, 2007],
+    ['an Origin with another port', { origin: 'http://127.0.0.1:1' }, 403, 2007],
+    ['Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }, 403, 2007],
+    ['Sec-Fetch-Site: same-site', { 'sec-fetch-site': 'same-site' }, 403, 2007],
+    ['a text/plain body (a "simple" cross-site request)', { 'content-type': 'text/plain' }, 415, 1005],
+    ['a form body', { 'content-type': 'application/x-www-form-urlencoded' }, 415, 1005],
+    ['a rebinding Host', { host: 'evil.example:PORT', origin: 'http://evil.example:PORT' }, 403, 2007],
+  ])('refuses %s even with a valid session, and writes nothing', async (_name, override, status, code) => {
+    const s = await site();
+    const { cookie } = await login(s);
+    const headers: Record<string, string> = { host: s.host, origin: s.origin, 'content-type': 'application/json', cookie };
+    for (const [k, v] of Object.entries(override)) headers[k] = v.replace('PORT', String(s.port));
+    if (headers.origin === '') delete headers.origin;
+    const before = rowCount(s.service, 'merchants');
+    const res = await rawRequest(s.listener.url, 'POST', '/console-api/createMerchant', { headers, body: JSON.stringify({ name: 'CSRF' }) });
+    expect(res.status).toBe(status);
+    expect(res.json().code).toBe(code);
+    expect(rowCount(s.service, 'merchants')).toBe(before);
+  });
+
+  it('accepts the same-origin call a browser makes (Origin + Sec-Fetch-Site: same-origin), also via localhost', async () => {
+    const s = await site();
+    const { cookie } = await login(s);
+    expect((await api(s, 'createMerchant', { name: 'Fine' }, { cookie, 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+    const viaLocalhost = await api(s, 'listMerchants', {}, { cookie, host: `localhost:${s.port}`, origin: `http://localhost:${s.port}` });
+    expect(viaLocalhost.status).toBe(200);
+  });
+
+  it.each([
+    ['127.0.0.1:8080', { bindHost: '127.0.0.1', localPort: 8080 }, true],
+    ['localhost:8080', { bindHost: '127.0.0.1', localPort: 8080 }, true],
+    ['[::1]:8080', { bindHost: '127.0.0.1', localPort: 8080 }, true],
+    ['LOCALHOST:8080', { bindHost: '127.0.0.1', localPort: 8080 }, true],
+    ['127.0.0.1:8081', { bindHost: '127.0.0.1', localPort: 8080 }, false],
+    ['127.0.0.1', { bindHost: '127.0.0.1', localPort: 8080 }, false],
+    ['evil.example:8080', { bindHost: '127.0.0.1', localPort: 8080 }, false],
+    ['192.168.1.5:8080', { bindHost: '192.168.1.5', localPort: 8080 }, true],
+    ['10.0.0.9:8080', { bindHost: '192.168.1.5', localPort: 8080 }, false],
+    ['any.name:8080', { bindHost: '0.0.0.0', localPort: 8080 }, true],
+    ['any.name:9090', { bindHost: '0.0.0.0', localPort: 8080 }, false],
+    ['pay.example.com', { bindHost: '127.0.0.1', localPort: 8080, publicUrl: 'https://pay.example.com/' }, true],
+    ['user@127.0.0.1:8080', { bindHost: '127.0.0.1', localPort: 8080 }, false],
+    ['127.0.0.1:8080/x', { bindHost: '127.0.0.1', localPort: 8080 }, false],
+    ['', { bindHost: '127.0.0.1', localPort: 8080 }, false],
+  ])('hostAllowed(%j, %j) = %s', (host, check, allowed) => {
+    expect(hostAllowed(host, check)).toBe(allowed);
+  });
+
+  it('the login page also refuses a foreign Host', async () => {
+    const s = await site();
+    const token = s.service.services.consoleAuth.issueLoginToken().credential;
+    const res = await rawRequest(s.listener.url, 'GET', `/console/login?token=${token}`, { headers: { host: `evil.example:${s.port}` } });
+    expect(res.status).toBe(403);
+    expect(res.headers['set-cookie']).toBeUndefined();
+    expect(rowCount(s.service, 'console_login_tokens')).toBe(1);
+  });
+});
+
+describe('the static console at /console/', () => {
+  it('serves the build only with a session, with the strict CSP, no caching of index.html and long caching of hashed assets', async () => {
+    const s = await site();
+    const anonymous = await rawRequest(s.listener.url, 'GET', '/console/', { headers: { host: s.host } });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers['content-type']).toMatch(/^text\/html/);
+    expect(anonymous.body).toContain('console-token new');
+    expect(anonymous.body).not.toContain('console app');
+    const anonymousAsset = await rawRequest(s.listener.url, 'GET', '/console/assets/index-Ab12Cd34.js', { headers: { host: s.host } });
+    expect(anonymousAsset.status).toBe(401);
+    expect(anonymousAsset.body).not.toContain('console app');
+
+    const { cookie } = await login(s);
+    const index = await rawRequest(s.listener.url, 'GET', '/console/', { headers: { host: s.host, cookie } });
+    expect(index.status).toBe(200);
+    expect(index.body).toContain('<div id="app">');
+    expect(index.headers['cache-control']).toBe('no-store');
+    expect(index.headers['content-security-policy']).toBe(CONSOLE_CSP);
+    expect(CONSOLE_CSP).toContain("script-src 'self'");
+    expect(CONSOLE_CSP).not.toMatch(/script-src[^;]*unsafe/);
+    expect(CONSOLE_CSP).toContain("frame-ancestors 'none'");
+    expect(index.headers['x-content-type-options']).toBe('nosniff');
+    expect(index.headers['x-frame-options']).toBe('DENY');
+
+    const asset = await rawRequest(s.listener.url, 'GET', '/console/assets/index-Ab12Cd34.js', { headers: { host: s.host, cookie } });
+    expect(asset.status).toBe(200);
+    expect(asset.headers['cache-control']).toBe(IMMUTABLE_CACHE);
+    expect(asset.headers['content-type']).toMatch(/javascript/);
+    expect(asset.headers['content-security-policy']).toBe(CONSOLE_CSP);
+
+    const other = await rawRequest(s.listener.url, 'GET', '/console/favicon.svg', { headers: { host: s.host, cookie } });
+    expect([other.status, other.headers['cache-control']]).toEqual([200, 'no-cache']);
+
+    const redirect = await rawRequest(s.listener.url, 'GET', '/console', { headers: { host: s.host, cookie } });
+    expect([redirect.status, redirect.headers.location]).toEqual([301, '/console/']);
+
+    for (const p of ['/console/.env', '/console/../package.json', '/console/%2e%2e/package.json', '/console/missing.js']) {
+      const res = await rawRequest(s.listener.url, 'GET', p, { headers: { host: s.host, cookie } });
+      expect(res.status, p).toBeGreaterThanOrEqual(400);
+      expect(res.body).not.toContain('SECRET=1');
+      expect(res.body).not.toContain('"name": "merchant-console"');
+    }
+  });
+
+  it('answers a clear "build the console" page while the bundle is missing, and serves it once built (no restart)', async () => {
+    const s = await site({ built: false });
+    const res = await rawRequest(s.listener.url, 'GET', '/console/', { headers: { host: s.host } });
+    expect(res.status).toBe(503);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toContain('npm run build:console');
+    expect(res.headers['content-security-policy']).toBe(CONSOLE_CSP);
+
+    // The login still works (the cookie is ready for when the build lands).
+    const { res: loginRes, cookie } = await login(s);
+    expect(loginRes.status).toBe(200);
+    buildFakeConsole(s.consoleDir);
+    const built = await rawRequest(s.listener.url, 'GET', '/console/', { headers: { host: s.host, cookie } });
+    expect(built.status).toBe(200);
+    expect(built.body).toContain('<div id="app">');
+  });
+
+  it('leaves the merchant API alone and can be switched off', async () => {
+    const service = testService();
+    const listener = await testListener(service, { console: false });
+    const res = await rawRequest(listener.url, 'GET', '/console/', {});
+    expect(res.status).toBe(404);
+    expect(res.json().code).toBe(3001);
+  });
+});
