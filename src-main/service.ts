@@ -64,7 +64,7 @@ export function openService(options: ServiceOptions) {
   const requestAuth = createRequestAuthService(ctx, merchants);
   const settings = createSettingsService(ctx);
   const consoleAuth = createConsoleAuthService(ctx);
-  const orderReports = createOrderReportService(ctx);
+  const orderReports = createOrderReportService(ctx, { ledger, lifecycle });
   const writeQueue: WriteQueue = createWriteQueue(db);
 
   let closed = false;

@@ -39,7 +39,7 @@ export interface ConsoleRuntimeInfo {
 }
 
 export function createConsoleHandlers(service: MerchantConsoleService, runtime: ConsoleRuntimeInfo): ConsoleHandlers {
-  const { merchants, channels, orders, paymentMethods, orderReports, settings, regions } = service.services;
+  const { merchants, channels, orders, paymentMethods, orderReports, settings, regions, ledger, lifecycle, orderAdmin } = service.services;
   const write = <T>(fn: () => T): Promise<T> => service.writeQueue.run(fn);
 
   /** Merchant-scoped calls name an existing merchant. */
@@ -88,6 +88,13 @@ export function createConsoleHandlers(service: MerchantConsoleService, runtime: 
     },
     exportOrders: (req) => orderReports.exportChunk(merchantId(req.merchant_id), req),
     getDashboardStats: (req) => orderReports.dashboard(merchantId(req.merchant_id)),
+    getBalances: (req) => orderAdmin.balances(req.merchant_id),
+    listLedger: (req) => {
+      // One more than asked tells whether an older page exists.
+      const rows = ledger.transactionsOfMerchant(merchantId(req.merchant_id), { beforeId: req.before_id, limit: req.limit + 1 });
+      const list = rows.slice(0, req.limit);
+      return { list, next_before_id: rows.length > req.limit ? list[list.length - 1]!.id : null };
+    },
 
     listMerchants: () => merchants.list(),
     createMerchant: (req) => write(() => merchants.create(req)),
@@ -107,6 +114,12 @@ export function createConsoleHandlers(service: MerchantConsoleService, runtime: 
     listPaymentMethods: (req) => paymentMethods.listOfMerchant(merchantId(req.merchant_id)),
     addPaymentMethod: (req) => write(() => paymentMethods.add(req)),
     setPaymentMethodEnabled: (req) => write(() => paymentMethods.setEnabled(req.id, req.enabled)),
+    adjustBalance: (req) => write(() => orderAdmin.adjust(req)),
+    cancelOrder: async (req) => {
+      const order = orders.requireForMerchant(merchantId(req.merchant_id), req.order_no);
+      await write(() => lifecycle.cancelByOperator(order, req.reason));
+      return orderReports.detail(req.merchant_id, req.order_no);
+    },
     getSettings: () => settingsView(),
     updateListenerSettings: async (req) => {
       await write(() => settings.updateListener(req));

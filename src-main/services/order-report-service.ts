@@ -25,6 +25,8 @@ import type { OrderListFilter, OrderRow } from '../repositories/order-repository
 import { REPORT_UTC_OFFSET_SECONDS, type DayBucketRow } from '../repositories/order-stats-repository';
 import { effectiveFees, payMethodsOf, toPayChannelView } from './channel-service';
 import type { ServiceContext } from './context';
+import type { LedgerService } from './ledger-service';
+import type { OrderLifecycleService } from './order-lifecycle-service';
 import { payUrlOf, toOrderView, type CustomerPaymentMethod, type PaymentMethodSnapshot } from './order-service';
 
 export interface ConsoleOrderFilter {
@@ -122,7 +124,12 @@ function decodeCursor(text: string): ExportCursor {
   return c as ExportCursor;
 }
 
-export function createOrderReportService(ctx: ServiceContext) {
+export interface OrderReportDeps {
+  ledger: LedgerService;
+  lifecycle: OrderLifecycleService;
+}
+
+export function createOrderReportService(ctx: ServiceContext, deps: OrderReportDeps) {
   const { repos, clock } = ctx;
 
   /** Channel rows of one call, looked up once each. */
@@ -218,6 +225,10 @@ export function createOrderReportService(ctx: ServiceContext) {
         createtime: row.createtime,
         updatetime: row.updatetime,
         fees: feeBreakdownOf(row),
+        timeline: deps.lifecycle
+          .timelineOf(row.id)
+          .map((t) => ({ from: t.from_status, to: t.to_status, source: t.source, reason: t.reason, time: t.createtime })),
+        ledger: deps.ledger.transactionsOfOrder(row.id),
       };
     },
 
@@ -282,6 +293,7 @@ export function createOrderReportService(ctx: ServiceContext) {
         ),
         last_30_days: periodStatsOf(buckets, from),
         daily,
+        balances: deps.ledger.balances(merchantId),
       };
     },
 

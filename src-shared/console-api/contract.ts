@@ -35,6 +35,9 @@ import {
   dashboardStatsView,
   EXPORT_CHUNK_DEFAULT,
   EXPORT_CHUNK_MAX,
+  LEDGER_PAGE_DEFAULT,
+  LEDGER_PAGE_MAX,
+  ledgerPageView,
   listenerSettingsInput,
   merchantScoped,
   orderDetailView,
@@ -42,6 +45,7 @@ import {
   regionTreeView,
   settingsView,
 } from '../schemas/console';
+import { balanceAdjustInput, balanceAdjustView, balanceView } from '../schemas/money';
 import { LIST_DEFAULT_LIMIT, LIST_DEFAULT_PAGE, LIST_MAX_LIMIT } from '../constants';
 
 export type ConsoleScope = 'public' | 'merchant' | 'operator';
@@ -118,6 +122,18 @@ export const consoleApiContract = {
   ),
   /** Today's and 30 days' counts and sums by type and status, and the daily volume series. */
   getDashboardStats: entry('merchant', z.strictObject({ ...merchantScoped }), dashboardStatsView),
+  /** available, frozen (reserved by pending sells) and deposit, fen. */
+  getBalances: entry('merchant', z.strictObject({ ...merchantScoped }), balanceView),
+  /** The merchant's ledger transactions, newest first; page with before_id. */
+  listLedger: entry(
+    'merchant',
+    z.strictObject({
+      ...merchantScoped,
+      before_id: positiveId.optional(),
+      limit: z.int().min(1).max(LEDGER_PAGE_MAX).default(LEDGER_PAGE_DEFAULT),
+    }),
+    ledgerPageView,
+  ),
 
   // ------------------------------------------------------------ operator
   listMerchants: entry('operator', noParams, z.array(merchantView)),
@@ -151,6 +167,10 @@ export const consoleApiContract = {
   listPaymentMethods: entry('operator', z.strictObject({ ...merchantScoped }), z.array(paymentMethodView)),
   addPaymentMethod: entry('operator', paymentMethodAddInput, paymentMethodView),
   setPaymentMethodEnabled: entry('operator', z.strictObject({ id: positiveId, enabled: z.boolean() }), paymentMethodView),
+  /** A ledger transaction on the merchant's available balance: signed yuan ("-50.00"), reason kept. */
+  adjustBalance: entry('operator', balanceAdjustInput, balanceAdjustView),
+  /** Operator cancel of a pending order or a confirmed sell (reserved funds released); answers the detail. */
+  cancelOrder: entry('operator', z.strictObject({ ...merchantScoped, order_no: orderNoParam, reason: z.string().trim().min(1).max(256) }), orderDetailView),
   /** Stored listener settings, what the running listener uses, data dir, version. */
   getSettings: entry('operator', noParams, settingsView),
   /** Saved, then applied at once where the host can (desktop), else at the next start (serve). */

@@ -15,6 +15,8 @@ export const CONSOLE_METHODS = [
   'createOrder',
   'exportOrders',
   'getDashboardStats',
+  'getBalances',
+  'listLedger',
   // operator
   'listMerchants',
   'createMerchant',
@@ -29,6 +31,8 @@ export const CONSOLE_METHODS = [
   'listPaymentMethods',
   'addPaymentMethod',
   'setPaymentMethodEnabled',
+  'adjustBalance',
+  'cancelOrder',
   'getSettings',
   'updateListenerSettings',
 ] as const;

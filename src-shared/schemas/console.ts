@@ -9,6 +9,7 @@ import { categoryField, orderStatusField, orderTypeField, payMethodField, positi
 import { customerPaymentMethod, orderView, paymentMethodSnapshot, payChannelView } from './merchant-api';
 import { feeSettingsView } from './operator';
 import { regionTree } from './region-api';
+import { balanceView, ledgerTransactionView, transitionView } from './money';
 
 // ---------------------------------------------------------------- order filters
 
@@ -129,6 +130,10 @@ export const orderDetailView = z.object({
   createtime: z.int(),
   updatetime: z.int(),
   fees: feeBreakdown,
+  /** Every status change, oldest first: from, to, source (channel/operator/expiry), reason, time. */
+  timeline: z.array(transitionView),
+  /** The ledger transactions this order caused, oldest first. */
+  ledger: z.array(ledgerTransactionView),
 });
 export type OrderDetailView = z.infer<typeof orderDetailView>;
 
@@ -221,8 +226,23 @@ export const dashboardStatsView = z.object({
   last_30_days: periodStats,
   /** Oldest first, DASHBOARD_DAYS points, today last. */
   daily: z.array(dailyVolumePoint),
+  /** Now, fen. */
+  balances: balanceView,
 });
 export type DashboardStatsView = z.infer<typeof dashboardStatsView>;
+
+// ---------------------------------------------------------------- ledger
+
+export const LEDGER_PAGE_DEFAULT = 50;
+export const LEDGER_PAGE_MAX = 200;
+
+export const ledgerPageView = z.object({
+  /** Newest first. */
+  list: z.array(ledgerTransactionView),
+  /** Pass as before_id for the next (older) page; null when there is none. */
+  next_before_id: z.int().nullable(),
+});
+export type LedgerPageView = z.infer<typeof ledgerPageView>;
 
 // ---------------------------------------------------------------- settings
 

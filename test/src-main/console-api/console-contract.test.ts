@@ -337,8 +337,62 @@ describe('console contract: public and merchant-scoped calls', () => {
     expect(stats.daily[0]).toMatchObject({ date: '2025-12-03', day_start: todayStart - 29 * 86400, buy_count: 1, buy_amount: 200 });
     expect(stats.daily[28]).toMatchObject({ date: '2025-12-31', sell_count: 1, sell_amount: 300, buy_count: 0 });
     expect(stats.daily[29]).toMatchObject({ date: '2026-01-01', day_start: todayStart, buy_count: 2, buy_amount: 900, buy_completed_amount: 0 });
+    expect(stats.balances).toEqual(await ok(c, 'getBalances', { merchant_id: c.m.id }));
+    // The sell of 3.00 reserves A + service R(1.8)=2 + passage R(0.6)=1 + deposit R(1.5)=2.
+    expect(stats.balances.frozen).toBe(300 + 2 + 1 + 2);
 
     await fails(c, 'getDashboardStats', { merchant_id: 0 }, 1001, 'merchant_id: must be at least 1');
+  });
+
+  it('getBalances / listLedger: balances from the ledger; a sell reserves its amount; pages newest first', async () => {
+    expect(await ok(c, 'getBalances', { merchant_id: c.m.id })).toEqual({ available: 100_000_000, frozen: 0, deposit: 0 });
+    const sell = await ok(c, 'createOrder', { merchant_id: c.m.id, order_type: 2, cny_amount: '1000', paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank' });
+    const reserved = sell.merchant_actual_amount; // 101300
+    expect(await ok(c, 'getBalances', { merchant_id: c.m.id })).toEqual({ available: 100_000_000 - reserved, frozen: reserved, deposit: 0 });
+
+    const detail = await ok(c, 'getOrder', { merchant_id: c.m.id, order_no: sell.order_no });
+    expect(detail.ledger.map((t) => [t.kind, t.order_id])).toEqual([['sell_freeze', Number(detail.order_id)]]);
+    expect(detail.ledger[0]!.entries.reduce((sum, e) => sum + e.amount, 0)).toBe(0);
+
+    const page1 = await ok(c, 'listLedger', { merchant_id: c.m.id, limit: 1 });
+    expect(page1.list.map((t) => t.kind)).toEqual(['sell_freeze']);
+    expect(page1.next_before_id).toBe(page1.list[0]!.id);
+    const page2 = await ok(c, 'listLedger', { merchant_id: c.m.id, limit: 1, before_id: page1.next_before_id! });
+    expect(page2.list.map((t) => [t.kind, t.reason])).toEqual([['adjustment', 'test opening balance']]);
+    expect(page2.next_before_id).toBeNull();
+
+    await fails(c, 'getBalances', { merchant_id: 999 }, 3001, 'merchant_id: merchant 999 not found');
+    await fails(c, 'listLedger', { merchant_id: c.m.id, limit: 201 }, 1001, 'limit: must be at most 200');
+  });
+
+  it('createOrder (sell) beyond the available balance is refused with 409 and writes nothing', async () => {
+    const poor = seedMerchant(c.service, 'Poor', { balance: 5000 });
+    const orders = rowCount(c.service, 'orders');
+    const txs = rowCount(c.service, 'ledger_transactions');
+    await fails(c, 'createOrder', { merchant_id: poor.id, order_type: 2, cny_amount: '100', paychannel_id: poor.channels.beta, paychannel_paymethod: 'bank' }, 4002, /balance/);
+    expect([rowCount(c.service, 'orders'), rowCount(c.service, 'ledger_transactions')]).toEqual([orders, txs]);
+    expect(await ok(c, 'getBalances', { merchant_id: poor.id })).toEqual({ available: 5000, frozen: 0, deposit: 0 });
+  });
+
+  it('getOrder timeline and cancelOrder: an operator cancel is recorded and releases a reserved sell', async () => {
+    const b = await buy(c, '10');
+    c.clock.advance(5);
+    const cancelled = await ok(c, 'cancelOrder', { merchant_id: c.m.id, order_no: b.order_no, reason: 'customer gave up' });
+    expect(cancelled).toMatchObject({ status: 'cancelled', updatetime: T0 + 5 });
+    expect(cancelled.timeline).toEqual([{ from: 'pending', to: 'cancelled', source: 'operator', reason: 'customer gave up', time: T0 + 5 }]);
+    expect(cancelled.ledger).toEqual([]);
+    await fails(c, 'cancelOrder', { merchant_id: c.m.id, order_no: b.order_no, reason: 'again' }, 4004, /cannot go from cancelled to cancelled/);
+
+    const s = await ok(c, 'createOrder', { merchant_id: c.m.id, order_type: 2, cny_amount: '50', paychannel_id: c.m.channels.gamma, paychannel_paymethod: 'bank' });
+    const released = await ok(c, 'cancelOrder', { merchant_id: c.m.id, order_no: s.order_no, reason: 'payee closed' });
+    expect(released.ledger.map((t) => t.kind)).toEqual(['sell_freeze', 'sell_release']);
+    expect(await ok(c, 'getBalances', { merchant_id: c.m.id })).toEqual({ available: 100_000_000, frozen: 0, deposit: 0 });
+
+    const other = seedMerchant(c.service, 'Other');
+    const b2 = await buy(c, '11');
+    await fails(c, 'cancelOrder', { merchant_id: other.id, order_no: b2.order_no, reason: 'x' }, 3001, `order_no: order ${b2.order_no} not found`);
+    await fails(c, 'cancelOrder', { merchant_id: c.m.id, order_no: b2.order_no, reason: '  ' }, 1001, 'reason: must be at least 1 characters');
+    expect((await ok(c, 'getOrder', { merchant_id: c.m.id, order_no: b2.order_no })).status).toBe('pending');
   });
 
   it('an unknown method and a missing merchant are clear errors', async () => {
@@ -445,6 +499,20 @@ describe('console contract: operator calls', () => {
     expect(rowCount(c.service, 'payment_methods')).toBe(before);
     await fails(c, 'setPaymentMethodEnabled', { id: 999, enabled: true }, 3001, 'payment_method_id: payment method 999 not found');
     await fails(c, 'setPaymentMethodEnabled', { id: added.id }, 1001, 'enabled: is required');
+  });
+
+  it('adjustBalance: a ledger transaction with its reason; never below zero; nothing written on failure', async () => {
+    const up = await ok(c, 'adjustBalance', { merchant_id: c.m.id, amount: '+100.50', reason: 'top-up by bank transfer' });
+    expect(up).toMatchObject({ merchant_id: c.m.id, amount: 10050, reason: 'top-up by bank transfer', balances: { available: 100_010_050 } });
+    const down = await ok(c, 'adjustBalance', { merchant_id: c.m.id, amount: '-0.50', reason: 'fee correction' });
+    expect(down.balances.available).toBe(100_010_000);
+
+    const txs = rowCount(c.service, 'ledger_transactions');
+    await fails(c, 'adjustBalance', { merchant_id: c.m.id, amount: '-2000000', reason: 'too much' }, 4002, /balance/);
+    await fails(c, 'adjustBalance', { merchant_id: c.m.id, amount: '12.345', reason: 'x' }, 1001, 'amount: must be a signed amount of yuan such as -50.00 or +100');
+    await fails(c, 'adjustBalance', { merchant_id: c.m.id, amount: '1', reason: '' }, 1001, 'reason: must be at least 1 characters');
+    await fails(c, 'adjustBalance', { merchant_id: 999, amount: '1', reason: 'x' }, 3001, 'merchant_id: merchant 999 not found');
+    expect(rowCount(c.service, 'ledger_transactions')).toBe(txs);
   });
 
   it('settings: listener settings are stored for the next start; bad values are refused', async () => {
