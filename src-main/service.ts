@@ -22,6 +22,10 @@ import { createRegionService } from './regions/region-service';
 import { createLedgerService } from './services/ledger-service';
 import { createOrderLifecycleService } from './services/order-lifecycle-service';
 import { createOrderAdminService } from './services/order-admin-service';
+import { createChannelDrivers } from './channels/drivers';
+import { createChannelNotifyService } from './services/channel-notify-service';
+import { createSandboxService } from './services/sandbox-service';
+import { createServiceWork } from './background/service-work';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../src-shared/constants';
 
 export interface ServiceOptions {
@@ -66,6 +70,11 @@ export function openService(options: ServiceOptions) {
   const consoleAuth = createConsoleAuthService(ctx);
   const orderReports = createOrderReportService(ctx, { ledger, lifecycle });
   const writeQueue: WriteQueue = createWriteQueue(db);
+  // Channels, their notifications and the work the service does on its own (docs/order-lifecycle.md).
+  const drivers = createChannelDrivers(ctx, channels.config);
+  const channelNotify = createChannelNotifyService(ctx, { drivers, lifecycle });
+  const sandbox = createSandboxService(ctx, { drivers, notify: channelNotify });
+  const work = createServiceWork(ctx, { drivers, lifecycle, write: (fn) => writeQueue.run(fn) });
 
   let closed = false;
   return {
@@ -73,7 +82,25 @@ export function openService(options: ServiceOptions) {
     ctx,
     db,
     writeQueue,
-    services: { merchants, channels, paymentMethods, orders, requestAuth, settings, consoleAuth, orderReports, regions, ledger, lifecycle, orderAdmin },
+    services: {
+      merchants,
+      channels,
+      paymentMethods,
+      orders,
+      requestAuth,
+      settings,
+      consoleAuth,
+      orderReports,
+      regions,
+      ledger,
+      lifecycle,
+      orderAdmin,
+      channelNotify,
+      sandbox,
+    },
+    drivers,
+    /** Scheduled work (expiry, payouts, settlement): `work.runDue()`; timers in background/background-work.ts. */
+    work,
     /** Where pay pages and links point; set by the listener once it knows its address. */
     setPublicUrl(url: string): void {
       publicUrl = url.replace(/\/+$/, '');

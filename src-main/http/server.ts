@@ -15,6 +15,8 @@ import { createConsoleHandlers, type ConsoleRuntimeInfo } from '../console-api/c
 import type { ListenerSettings } from '../../src-shared/schemas/console';
 import { packageVersion } from '../version';
 import { defaultConsoleDir, registerConsoleRoutes } from './console-routes';
+import { registerChannelRoutes } from './routes/channel-routes';
+import { registerCheckoutRoutes } from './routes/checkout-routes';
 
 export interface ListenerOptions {
   host?: string;
@@ -83,6 +85,9 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
       publicUrl: options.publicUrl,
     });
   }
+  // Payment channels: notifications in, and the sandbox channel's hosted checkout (host root, like pay_url).
+  registerChannelRoutes(app, service);
+  registerCheckoutRoutes(app, service);
   return app;
 }
 

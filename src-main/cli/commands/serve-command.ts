@@ -2,11 +2,10 @@ import { formatFen } from '../../../src-shared/money';
 import { isEmptyStore, seedDemo } from '../../demo-seed';
 import { startListener } from '../../http/server';
 import { consoleBundleBuilt, consoleLoginUrl, defaultConsoleDir } from '../../http/console-routes';
+import { startBackgroundWork } from '../../background/background-work';
 import { openService } from '../../service';
 import { acquireDataDirLock } from '../../store/data-dir';
 import { defineCommand, stringOption, UsageError, type CommandIo } from '../command';
-
-const NONCE_PURGE_INTERVAL_MS = 60_000;
 
 export const serveCommand = defineCommand({
   name: 'serve',
@@ -70,11 +69,9 @@ export const serveCommand = defineCommand({
     }
     lock.describe({ url: listener.url });
 
-    const purge = setInterval(() => {
-      service.services.requestAuth.purgeExpiredNonces();
-      service.services.consoleAuth.purgeExpired();
-    }, NONCE_PURGE_INTERVAL_MS);
-    purge.unref();
+    // Expiry, payouts, settlement and housekeeping (expired nonces and console logins); catches up on anything
+    // that fell due while stopped.
+    const background = startBackgroundWork(service, { onError: (err) => io.err(`background work: ${(err as Error).message}`) });
 
     // Like Jupyter: a login link for the browser console at every start (single use; see docs/console.md).
     const loginToken = service.services.consoleAuth.issueLoginToken();
@@ -121,10 +118,10 @@ export const serveCommand = defineCommand({
         if (stopping) return;
         stopping = true;
         io.err(`${signal}: draining connections and closing the store`);
-        clearInterval(purge);
         listener
           .close()
           .catch((err: unknown) => io.err(`error while closing the listener: ${(err as Error).message}`))
+          .then(() => background.stop())
           .finally(() => {
             service.close();
             lock.release();

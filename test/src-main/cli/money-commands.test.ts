@@ -4,7 +4,12 @@ import { joinNegativeValues } from '../../../src-main/cli/command';
 import { seedMerchant } from '../../support/service-harness';
 import { newBuy } from '../../support/money';
 import { tempDir } from '../../support/temp-dir';
-import { cli } from '../../support/cli';
+import { cli as runCli } from '../../support/cli-harness';
+
+async function cli(dataDir: string, ...argv: string[]) {
+  const r = await runCli([...argv, '--data-dir', dataDir]);
+  return { code: r.code, out: r.stdout, err: r.stderr, json: <T = unknown>() => JSON.parse(r.stdout) as T };
+}
 
 function seeded() {
   const dataDir = tempDir();

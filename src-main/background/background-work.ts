@@ -1,0 +1,73 @@
+/**
+ * The running service's timers: one entry to start them (serve and the
+ * desktop shell call it after the listener is up) and one to stop them.
+ * Work itself is `service.work.runDue()`; due times are stored in SQLite,
+ * so the first pass catches up on whatever fell due while nothing ran, and
+ * timers are only a way to notice that the clock reached the next due time.
+ */
+import type { MerchantConsoleService } from '../service';
+
+export interface BackgroundWorkOptions {
+  /** How often stored work is looked at even without a wake-up (work added by another process, clock-driven deadlines). */
+  pollIntervalMs?: number;
+  /** Purge of expired nonces and console login tokens/sessions. */
+  housekeepingIntervalMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+export interface BackgroundWork {
+  /** Resolves once the running pass (if any) finished; no timer fires afterwards. */
+  stop(): Promise<void>;
+  /** Asks for a pass now (also triggered by the service's work signal). */
+  wake(): void;
+}
+
+export function startBackgroundWork(service: MerchantConsoleService, options: BackgroundWorkOptions = {}): BackgroundWork {
+  const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  const housekeepingIntervalMs = options.housekeepingIntervalMs ?? 60_000;
+  const onError = options.onError ?? (() => undefined);
+  let stopped = false;
+  let inFlight: Promise<unknown> = Promise.resolve();
+  let wakeScheduled = false;
+
+  function pass(): void {
+    if (stopped) return;
+    inFlight = service.work.runDue().catch(onError);
+  }
+
+  function wake(): void {
+    if (stopped || wakeScheduled) return;
+    wakeScheduled = true;
+    // After the current synchronous work (e.g. the commit that scheduled it).
+    setImmediate(() => {
+      wakeScheduled = false;
+      pass();
+    });
+  }
+
+  const unsubscribe = service.ctx.workSignal.subscribe(wake);
+  const poll = setInterval(pass, pollIntervalMs);
+  const housekeeping = setInterval(() => {
+    try {
+      service.services.requestAuth.purgeExpiredNonces();
+      service.services.consoleAuth.purgeExpired();
+    } catch (err) {
+      onError(err);
+    }
+  }, housekeepingIntervalMs);
+  poll.unref();
+  housekeeping.unref();
+  pass();
+
+  return {
+    wake,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      unsubscribe();
+      clearInterval(poll);
+      clearInterval(housekeeping);
+      await inFlight;
+    },
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * The interface every payment-channel driver implements. A channel row
+ * names its driver (`channels.driver`); secrets come from the channel's
+ * encrypted config. Drivers only talk to the channel and interpret what it
+ * says: status changes are made by the lifecycle service from the
+ * ChannelEvent a driver reports (src-main/channels/channel-events.ts).
+ */
+import type { ChannelDriver as ChannelDriverName } from '../../src-shared/constants';
+import type { JsonObject } from '../../src-shared/json/lossless-json';
+import type { ChannelRow } from '../repositories/channel-repository';
+import type { OrderRow } from '../repositories/order-repository';
+import type { ChannelEvent } from './channel-events';
+
+export interface PayInStart {
+  /** Where the payer is sent to pay. */
+  payUrl: string;
+}
+
+export type PayoutStart = { accepted: true; reference: string } | { accepted: false; reason: string };
+
+/** What the channel says about an order now; `event: null` while it is still processing. */
+export interface ChannelStatusReport {
+  event: ChannelEvent | null;
+  reason: string;
+}
+
+/** A channel notification whose signature and freshness were verified. */
+export interface VerifiedNotification {
+  orderNo: string;
+  event: ChannelEvent;
+  /** Amount the channel reports, fen; must equal the order's cny_amount. */
+  amount: number;
+  reason: string;
+  /** Replay protection: consumed once per channel. */
+  nonce: string;
+}
+
+export interface ChannelDriver {
+  readonly name: ChannelDriverName;
+  /** Starts collecting a new buy order. Synchronous: runs inside the creating transaction. */
+  startPayIn(order: OrderRow, channel: ChannelRow): PayInStart;
+  /** Hands a sell order to the channel for payout. */
+  startPayout(order: OrderRow, channel: ChannelRow): Promise<PayoutStart>;
+  /** Checks a notification the channel sent to /channel/notify/<channel_id>; throws AppError when it is not genuine. */
+  verifyNotification(channel: ChannelRow, body: JsonObject): VerifiedNotification;
+  /** Asks the channel where an order stands (settlement, payout completion). */
+  queryStatus(order: OrderRow, channel: ChannelRow): Promise<ChannelStatusReport>;
+}

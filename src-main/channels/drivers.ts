@@ -1,0 +1,20 @@
+/** Driver per channel: `channels.driver` names it (only 'sandbox' exists so far). */
+import { AppError, ErrorCode } from '../../src-shared/errors';
+import type { ChannelRow } from '../repositories/channel-repository';
+import type { ServiceContext } from '../services/context';
+import type { ChannelDriver } from './channel-driver';
+import { createSandboxDriver } from './sandbox-driver';
+
+export function createChannelDrivers(ctx: ServiceContext, config: (row: ChannelRow) => Record<string, string>) {
+  const sandbox = createSandboxDriver(ctx, config);
+  const byName: Record<string, ChannelDriver> = { sandbox };
+  return {
+    sandbox,
+    for(channel: ChannelRow): ChannelDriver {
+      const driver = byName[channel.driver];
+      if (!driver) throw new AppError(ErrorCode.CHANNEL_FAILURE, `channel ${channel.id}: no driver named ${channel.driver}`);
+      return driver;
+    },
+  };
+}
+export type ChannelDrivers = ReturnType<typeof createChannelDrivers>;

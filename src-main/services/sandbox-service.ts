@@ -1,0 +1,95 @@
+/**
+ * Sandbox outcomes driven by people: the checkout page's buttons, the CLI
+ * (`order pay|complete|fail`) and the console. Each one makes the sandbox
+ * channel send a signed notification, which then takes exactly the path of
+ * a real channel's: POSTed to the listener's /channel/notify/<channel_id>,
+ * or, when no listener runs, handed to the same verifying receiver in-process.
+ */
+import { AppError, ErrorCode, SUCCESS_CODE, type Envelope } from '../../src-shared/errors';
+import type { ChannelEvent } from '../channels/channel-events';
+import type { ChannelDrivers } from '../channels/drivers';
+import type { SandboxNotification } from '../channels/sandbox-driver';
+import type { OrderRow } from '../repositories/order-repository';
+import type { ChannelNotifyService, NotifyResult } from './channel-notify-service';
+import type { ServiceContext } from './context';
+
+export const SANDBOX_ACTIONS = ['pay', 'complete', 'fail'] as const;
+export type SandboxAction = (typeof SANDBOX_ACTIONS)[number];
+
+/** The channel event an action means for an order type. */
+export function sandboxEventOf(action: SandboxAction, orderType: 1 | 2): ChannelEvent | undefined {
+  if (action === 'fail') return 'failed';
+  if (action === 'pay') return orderType === 1 ? 'paid' : undefined;
+  return orderType === 1 ? 'settled' : 'paid_out';
+}
+
+export function channelNotifyPath(channelId: number): string {
+  return `/channel/notify/${channelId}`;
+}
+
+export interface SandboxDelivery {
+  channelId: number;
+  body: SandboxNotification;
+}
+
+export function createSandboxService(ctx: ServiceContext, deps: { drivers: ChannelDrivers; notify: ChannelNotifyService }) {
+  const { repos } = ctx;
+
+  function requireOrder(orderNo: string): OrderRow {
+    const order = repos.orders.findByNo(orderNo);
+    if (!order) throw new AppError(ErrorCode.NOT_FOUND, `order_no: order ${orderNo} not found`);
+    return order;
+  }
+
+  /** The signed notification the sandbox channel sends for this action (it changes nothing by itself). */
+  function notificationFor(order: OrderRow, action: SandboxAction, reason?: string): SandboxDelivery {
+    const channel = repos.channels.findById(order.channel_id)!;
+    if (channel.driver !== 'sandbox') {
+      throw new AppError(ErrorCode.CONFLICT, `order_no: order ${order.order_no} is on channel ${channel.id} (driver ${channel.driver}); only sandbox channels take simulated outcomes`);
+    }
+    const event = sandboxEventOf(action, order.order_type);
+    if (!event) throw new AppError(ErrorCode.ILLEGAL_TRANSITION, `order_no: ${action} applies to buy orders only; a sell order completes when paid out`);
+    return { channelId: channel.id, body: deps.drivers.sandbox.signNotification(order, event, reason ?? `sandbox: ${action}`) };
+  }
+
+  return {
+    requireOrder,
+    notificationFor,
+
+    /** Applies a sandbox notification through the verifying receiver, in this process. */
+    deliverInProcess(delivery: SandboxDelivery): NotifyResult {
+      return deps.notify.receive(delivery.channelId, delivery.body);
+    },
+
+    /** POSTs a sandbox notification to a listener, as an external channel would. */
+    async deliverOverHttp(baseUrl: string, delivery: SandboxDelivery, { timeoutMs = 10_000 } = {}): Promise<NotifyResult> {
+      const res = await fetch(baseUrl.replace(/\/+$/, '') + channelNotifyPath(delivery.channelId), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(delivery.body),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      let envelope: Envelope<NotifyResult | null>;
+      try {
+        envelope = (await res.json()) as Envelope<NotifyResult | null>;
+      } catch {
+        throw new AppError(ErrorCode.CHANNEL_FAILURE, `channel notify answered HTTP ${res.status} without an envelope`);
+      }
+      if (envelope.code !== SUCCESS_CODE || !envelope.data) throw new AppError(codeOf(envelope.code), envelope.msg);
+      return envelope.data;
+    },
+
+    /** Console and in-process callers: simulate an outcome for an order, end to end through the notification receiver. */
+    simulate(orderNo: string, action: SandboxAction, reason?: string): NotifyResult {
+      const delivery = notificationFor(requireOrder(orderNo), action, reason);
+      return deps.notify.receive(delivery.channelId, delivery.body);
+    },
+  };
+}
+export type SandboxService = ReturnType<typeof createSandboxService>;
+
+/** An envelope code from the listener back into an AppError code (unknown → channel failure). */
+function codeOf(code: number): ErrorCode {
+  return (Object.values(ErrorCode) as number[]).includes(code) ? (code as ErrorCode) : ErrorCode.CHANNEL_FAILURE;
+}
