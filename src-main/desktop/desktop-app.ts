@@ -1,0 +1,283 @@
+/**
+ * The desktop app's life: one instance per user-data dir; at 'ready' the
+ * app:// protocol, the session policy, the service on the data dir (Electron
+ * build of better-sqlite3, master key sealed with the OS keychain), the
+ * embedded listener per the stored settings (a failure is reported in the
+ * console, not fatal), the console IPC, and the window. On quit: IPC
+ * removed, listener drained, background work stopped, database closed,
+ * data-dir lock released — before Electron exits.
+ *
+ * Everything that decides something lives in the modules imported here and
+ * is unit-tested; this file wires them to Electron and is tested with
+ * electron mocked.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { app, BrowserWindow, dialog, ipcMain, safeStorage, session, shell } from 'electron';
+import { createConsoleHandlers } from '../console-api/console-handlers';
+import type { ListenerSettings } from '../../src-shared/schemas/console';
+import { openService, type MerchantConsoleService } from '../service';
+import { acquireDataDirLock, APP_DIR_NAME, DATA_DIR_ENV, DataDirLockedError, type DataDirLock } from '../store/data-dir';
+import { handleAppProtocol, registerAppScheme } from './app-protocol';
+import { registerConsoleIpc } from './console-ipc';
+import { APP_ENTRY_URL, contentSecurityPolicy, originOf, trustedOrigins } from './content-security';
+import { createListenerControl, type ListenerControl } from './listener-control';
+import { bindingMismatch, chooseNativeBinding, parseStamp } from './native-binding';
+import { KEYCHAIN_ENV, openDesktopMasterKey } from './safe-storage-key-store';
+import { consoleWebPreferences, hardenWebContents, installSessionPolicy, type ConsoleWindowPolicy } from './window-security';
+
+export interface DesktopLog {
+  info(line: string): void;
+  warn(line: string): void;
+  error(line: string): void;
+}
+
+export interface DesktopOptions {
+  /** The bundled preload (out/preload/index.cjs). */
+  preloadPath: string;
+  /** The built renderer served at app://console (out/renderer). */
+  rendererDir: string;
+  env?: NodeJS.ProcessEnv;
+  log?: DesktopLog;
+  /** Listener settings; default: the stored ones (tests pass port 0). */
+  listenerSettings?(service: MerchantConsoleService): ListenerSettings;
+  /** Quit gracefully on SIGINT/SIGTERM (when started from a terminal); default true. */
+  handleSignals?: boolean;
+  /** Background jobs (nonce purge, …) started with the service; returns their stop. */
+  startBackgroundWork?(service: MerchantConsoleService): () => void | Promise<void>;
+}
+
+export type DesktopState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed' | 'secondary';
+
+const NONCE_PURGE_INTERVAL_MS = 60_000;
+
+/** What `serve` runs besides the listener; replaced by the service's own background entry when it exists. */
+function defaultBackgroundWork(service: MerchantConsoleService): () => void {
+  const purge = setInterval(() => service.services.requestAuth.purgeExpiredNonces(), NONCE_PURGE_INTERVAL_MS);
+  purge.unref();
+  return () => clearInterval(purge);
+}
+
+const consoleLog: DesktopLog = {
+  info: (l) => console.log(`[merchant-console] ${l}`),
+  warn: (l) => console.warn(`[merchant-console] ${l}`),
+  error: (l) => console.error(`[merchant-console] ${l}`),
+};
+
+/**
+ * The data dir is Electron's userData folder: <appData>/merchant-console,
+ * the same folder `serve` uses by default (set explicitly so a productName
+ * never moves it), or $MERCHANT_CONSOLE_DATA_DIR.
+ */
+export function desktopDataDir(appDataDir: string, env: NodeJS.ProcessEnv): string {
+  const override = env[DATA_DIR_ENV];
+  return path.resolve(override && override.trim() !== '' ? override : path.join(appDataDir, APP_DIR_NAME));
+}
+
+/** Which better-sqlite3 build to load in this process; throws a readable error when it does not fit. */
+export function resolveNativeBinding(resourcesPath: string): string | undefined {
+  const runtime = { versions: process.versions, platform: process.platform, arch: process.arch };
+  const choice = chooseNativeBinding(runtime, { isPackaged: app.isPackaged, appPath: app.getAppPath(), resourcesPath });
+  if (choice.kind === 'node-default') return undefined;
+  let stampText: string | null = null;
+  try {
+    stampText = fs.readFileSync(choice.stampPath, 'utf8');
+  } catch {
+    stampText = null;
+  }
+  const problem = bindingMismatch(choice, stampText === null ? null : parseStamp(stampText), fs.existsSync(choice.bindingPath), runtime);
+  if (problem) throw new Error(problem);
+  return choice.bindingPath;
+}
+
+/** The data-dir lock, with the CLI's "--data-dir" advice replaced by what a desktop user can do. */
+function lockDataDir(dataDir: string, nativeBinding: string | undefined): DataDirLock {
+  try {
+    return acquireDataDirLock(dataDir, { nativeBinding });
+  } catch (err) {
+    if (!(err instanceof DataDirLockedError)) throw err;
+    const holder = err.holder;
+    const who = holder ? ` (pid ${holder.pid}${holder.url ? `, listening on ${holder.url}` : ''})` : '';
+    throw new Error(
+      `another merchant-console service${who} is already running on data dir ${dataDir}. ` +
+        `Stop it (e.g. the \`merchant-console serve\` in a terminal) and start the app again, or start the app with ${DATA_DIR_ENV} set to another folder.`,
+    );
+  }
+}
+
+export function runDesktop(options: DesktopOptions) {
+  const env = options.env ?? process.env;
+  const log = options.log ?? consoleLog;
+  const devServerUrl = !app.isPackaged ? env.ELECTRON_RENDERER_URL || undefined : undefined;
+  const origins = trustedOrigins(devServerUrl);
+  const policy: ConsoleWindowPolicy = {
+    trustedOrigins: origins,
+    openExternal: (url) => {
+      shell.openExternal(url).catch((err: unknown) => log.warn(`could not open the system browser: ${(err as Error).message}`));
+    },
+    log: (line) => log.warn(line),
+  };
+
+  let state: DesktopState = 'starting';
+  let lock: DataDirLock | null = null;
+  let service: MerchantConsoleService | null = null;
+  let listener: ListenerControl | null = null;
+  let stopBackground: (() => void | Promise<void>) | null = null;
+  let unregisterIpc: (() => void) | null = null;
+  let window: BrowserWindow | null = null;
+  let stopping: Promise<void> | null = null;
+
+  // Before 'ready': the privileged scheme, the data dir as userData, and the single-instance lock (keyed on userData).
+  registerAppScheme();
+  const dataDir = desktopDataDir(app.getPath('appData'), env);
+  app.setPath('userData', dataDir);
+  if (!app.requestSingleInstanceLock()) {
+    state = 'secondary';
+    app.quit();
+    return controller(Promise.resolve());
+  }
+
+  function createWindow(): BrowserWindow {
+    const win = new BrowserWindow({
+      width: 1280,
+      height: 820,
+      minWidth: 960,
+      minHeight: 600,
+      show: false,
+      title: 'Merchant Console',
+      autoHideMenuBar: true,
+      webPreferences: consoleWebPreferences(options.preloadPath, { devTools: !app.isPackaged }),
+    });
+    win.once('ready-to-show', () => win.show());
+    win.on('closed', () => {
+      if (window === win) window = null;
+    });
+    win.loadURL(devServerUrl ?? APP_ENTRY_URL).catch((err: unknown) => log.error(`could not load the console page: ${(err as Error).message}`));
+    return win;
+  }
+
+  function focusWindow(): void {
+    if (state !== 'running') return;
+    if (!window || window.isDestroyed()) {
+      window = createWindow();
+      return;
+    }
+    if (window.isMinimized()) window.restore();
+    window.show();
+    window.focus();
+  }
+
+  async function start(): Promise<void> {
+    handleAppProtocol({ rootDir: options.rendererDir, contentSecurityPolicy: contentSecurityPolicy() });
+    installSessionPolicy(session.defaultSession, policy);
+    const devOrigin = devServerUrl ? originOf(devServerUrl) : null;
+    if (devOrigin) {
+      // The dev server's pages get the same CSP (plus its hot-reload websocket) through a header.
+      const csp = contentSecurityPolicy({ devServerOrigin: devOrigin });
+      session.defaultSession.webRequest.onHeadersReceived({ urls: [`${devOrigin}/*`] }, (details, callback) => {
+        callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [csp] } });
+      });
+    }
+
+    const nativeBinding = resolveNativeBinding(process.resourcesPath ?? '');
+    lock = lockDataDir(dataDir, nativeBinding);
+    const key = await openDesktopMasterKey({ dataDir, safeStorage, keychain: env[KEYCHAIN_ENV] === 'off' ? 'off' : 'on' });
+    log.info(key.note);
+    service = openService({ dataDir, masterKeyStore: key.store, nativeBinding });
+    const opened = service;
+    stopBackground = (options.startBackgroundWork ?? defaultBackgroundWork)(opened);
+
+    listener = createListenerControl(opened, {
+      settings: () => (options.listenerSettings ? options.listenerSettings(opened) : opened.services.settings.listener()),
+    });
+    const listening = await listener.start();
+    if (listening.error) log.warn(`listener not started: ${listening.error}`);
+    else if (listening.url) log.info(`merchant API listening on ${listening.url}`);
+    lock.describe({ url: listening.url });
+
+    const control = listener;
+    const handlers = createConsoleHandlers(opened, {
+      version: app.getVersion(),
+      listenerUrl: () => control.state().url,
+      listenerInUse: () => control.state().inUse,
+      listenerError: () => control.state().error,
+    });
+    unregisterIpc = registerConsoleIpc(ipcMain, handlers, {
+      trustedOrigins: origins,
+      log: { warn: (l) => log.warn(l), error: ({ method, err }) => log.error(`console call ${method} failed: ${(err as Error)?.stack ?? String(err)}`) },
+    });
+
+    if (state !== 'starting') return; // quit while starting
+    window = createWindow();
+    state = 'running';
+    log.info(`data dir ${dataDir}`);
+  }
+
+  /** Idempotent: the first call does the work, later calls wait for it. */
+  function stop(): Promise<void> {
+    if (!stopping) {
+      stopping = (async () => {
+        if (state !== 'failed') state = 'stopping';
+        unregisterIpc?.();
+        unregisterIpc = null;
+        try {
+          await listener?.close();
+        } catch (err) {
+          log.warn(`error while closing the listener: ${(err as Error).message}`);
+        }
+        try {
+          await stopBackground?.();
+        } catch (err) {
+          log.warn(`error while stopping background work: ${(err as Error).message}`);
+        }
+        service?.close();
+        lock?.release();
+        if (state !== 'failed') state = 'stopped';
+      })();
+    }
+    return stopping;
+  }
+
+  app.on('second-instance', () => focusWindow());
+  app.on('activate', () => focusWindow());
+  app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, policy));
+  app.on('window-all-closed', () => {
+    // macOS apps stay alive without windows (the dock reopens one); elsewhere closing the window quits.
+    if (process.platform !== 'darwin') app.quit();
+  });
+  app.on('will-quit', (event) => {
+    if (state === 'stopped' || state === 'secondary' || (state === 'failed' && stopping)) return;
+    event.preventDefault();
+    void stop().finally(() => app.quit());
+  });
+  if (options.handleSignals ?? true) {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => app.quit());
+  }
+
+  const started = app
+    .whenReady()
+    .then(start)
+    .catch(async (err: unknown) => {
+      state = 'failed';
+      const message = err instanceof Error ? err.message : String(err);
+      log.error(`cannot start: ${message}`);
+      dialog.showErrorBox('Merchant Console cannot start', message);
+      await stop();
+      app.exit(1);
+    });
+
+  return controller(started);
+
+  function controller(ready: Promise<void>) {
+    return {
+      /** Settles when start-up finished (or failed and the app is exiting). */
+      ready,
+      state: (): DesktopState => state,
+      dataDir,
+      service: (): MerchantConsoleService | null => service,
+      listener: () => listener?.state() ?? null,
+      window: (): BrowserWindow | null => window,
+      stop,
+    };
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The desktop's embedded HTTP listener: started from the stored listener
+ * settings, never fatal. A busy port (or any other failure to listen) is
+ * kept as a message for the console to show, while the console itself keeps
+ * working over IPC. Closing drains in-flight requests (Fastify close).
+ * No electron here.
+ */
+import type { ListenerSettings } from '../../src-shared/schemas/console';
+import { startListener, type RunningListener } from '../http/server';
+import type { MerchantConsoleService } from '../service';
+
+export interface ListenerState {
+  /** Where it answers, or null when off or failed. */
+  url: string | null;
+  /** The settings it runs with, or null when none runs. */
+  inUse: ListenerSettings | null;
+  /** Why it is not running although enabled, or null. */
+  error: string | null;
+}
+
+export function describeListenError(err: unknown, settings: Pick<ListenerSettings, 'host' | 'port'>): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const where = `${settings.host}:${settings.port}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return `port ${settings.port} on ${settings.host} is already in use; pick another port in Settings → Listener and restart`;
+    case 'EACCES':
+      return `no permission to listen on ${where} (ports below 1024 need privileges); pick another port`;
+    case 'EADDRNOTAVAIL':
+      return `${settings.host} is not an address of this machine; pick another host`;
+    default:
+      return `cannot listen on ${where}: ${err instanceof Error ? err.message : String(err)}`;
+  }
+}
+
+export interface ListenerControlOptions {
+  /** Read at start(): the stored settings (service.services.settings.listener()). */
+  settings(): ListenerSettings;
+  /** Fastify's logger; off by default (the desktop has no console to read it). */
+  logger?: boolean | { level: string };
+}
+
+export function createListenerControl(service: MerchantConsoleService, options: ListenerControlOptions) {
+  let running: RunningListener | null = null;
+  let state: ListenerState = { url: null, inUse: null, error: null };
+
+  return {
+    state: (): ListenerState => ({ ...state }),
+
+    /** Starts per the settings; resolves with the outcome, never rejects. */
+    async start(): Promise<ListenerState> {
+      if (running) return { ...state };
+      const settings = options.settings();
+      if (!settings.enabled) {
+        state = { url: null, inUse: null, error: null };
+        return { ...state };
+      }
+      try {
+        running = await startListener(service, {
+          host: settings.host,
+          port: settings.port,
+          basePath: settings.base_path,
+          logger: options.logger ?? false,
+        });
+        state = { url: running.url, inUse: { ...settings }, error: null };
+      } catch (err) {
+        running = null;
+        state = { url: null, inUse: null, error: describeListenError(err, settings) };
+      }
+      return { ...state };
+    },
+
+    /** Stops accepting, lets in-flight requests finish, then resolves. */
+    async close(): Promise<void> {
+      const current = running;
+      running = null;
+      state = { url: null, inUse: null, error: state.error };
+      if (current) await current.close();
+    },
+  };
+}
+export type ListenerControl = ReturnType<typeof createListenerControl>;

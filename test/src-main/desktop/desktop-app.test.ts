@@ -1,0 +1,238 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { MerchantConsoleService } from '../../../src-main/service';
+import { acquireDataDirLock } from '../../../src-main/store/data-dir';
+import { CONSOLE_METHODS, ipcChannelOf } from '../../../src-shared/console-api/methods';
+import { DEFAULT_BASE_PATH } from '../../../src-shared/constants';
+import { tempDir } from '../../support/temp-dir';
+import { fake, FakeBrowserWindow, resetFakeElectron } from './support/fake-electron';
+
+vi.mock('electron', async () => (await import('./support/fake-electron')).fakeElectronModule());
+
+const { runDesktop, desktopDataDir } = await import('../../../src-main/desktop/desktop-app');
+
+type Desktop = ReturnType<typeof runDesktop>;
+const running: Desktop[] = [];
+const servers: net.Server[] = [];
+
+afterEach(async () => {
+  for (const d of running.splice(0)) await d.stop();
+  for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
+});
+
+const quietLog = () => {
+  const lines: string[] = [];
+  return { lines, info: (l: string) => lines.push(`info ${l}`), warn: (l: string) => lines.push(`warn ${l}`), error: (l: string) => lines.push(`error ${l}`) };
+};
+
+function start(opts: { dataDir?: string; port?: number; enabled?: boolean; ready?: boolean } = {}) {
+  const dataDir = opts.dataDir ?? tempDir('mc-desktop-');
+  const rendererDir = tempDir('mc-renderer-');
+  fs.writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html>');
+  const log = quietLog();
+  const desktop = runDesktop({
+    preloadPath: '/app/out/preload/index.cjs',
+    rendererDir,
+    env: { MERCHANT_CONSOLE_DATA_DIR: dataDir },
+    log,
+    handleSignals: false,
+    listenerSettings: () => ({ enabled: opts.enabled ?? true, host: '127.0.0.1', port: opts.port ?? 0, base_path: DEFAULT_BASE_PATH }),
+  });
+  running.push(desktop);
+  if (opts.ready ?? true) fake.app.readyResolve();
+  return { desktop, dataDir, rendererDir, log };
+}
+
+/** Calls a console method the way the preload does, from the console window's main frame. */
+function ipcCall(method: string, request: unknown = {}, frameUrl = 'app://console/index.html') {
+  const handler = fake.ipcMain.handlers.get(ipcChannelOf(method as (typeof CONSOLE_METHODS)[number]));
+  if (!handler) throw new Error(`no IPC handler for ${method}`);
+  return handler({ senderFrame: { url: frameUrl, parent: null } }, request) as Promise<{ code: number; msg: string; data: Record<string, unknown> | null }>;
+}
+
+async function busyPort(): Promise<number> {
+  const server = net.createServer();
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as net.AddressInfo).port;
+}
+
+async function until(predicate: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 2000 && !predicate(); i++) await new Promise((r) => setTimeout(r, 5));
+  if (!predicate()) throw new Error(`gave up waiting: ${what}`);
+}
+
+describe('desktop app lifecycle (electron mocked, real service)', () => {
+  beforeEach(() => resetFakeElectron());
+
+  it('starts: scheme before ready, data dir as userData, service, listener, IPC, secure window', async () => {
+    const { desktop, dataDir } = start({ ready: false });
+    // Before 'ready' only the scheme, the userData path and the single-instance lock are touched.
+    expect(fake.protocol.registerSchemesAsPrivileged).toHaveBeenCalledTimes(1);
+    expect(fake.app.setPath).toHaveBeenCalledWith('userData', path.resolve(dataDir));
+    expect(fake.app.requestSingleInstanceLock).toHaveBeenCalledTimes(1);
+    expect(fake.protocol.handle).not.toHaveBeenCalled();
+    expect(FakeBrowserWindow.instances).toHaveLength(0);
+
+    fake.app.readyResolve();
+    await desktop.ready;
+    expect(desktop.state()).toBe('running');
+    expect(fake.protocol.handle).toHaveBeenCalledWith('app', expect.any(Function));
+    expect(fake.session.permissionRequestHandler).toBeTypeOf('function');
+    expect(fake.session.permissionCheckHandler).toBeTypeOf('function');
+
+    const service = desktop.service()!;
+    expect(service.dataDir).toBe(path.resolve(dataDir));
+    expect(service.db.open).toBe(true);
+    // The master key went into the (fake) OS keychain, not a plain file.
+    expect(fs.existsSync(path.join(dataDir, 'master.key.safe'))).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, 'master.key'))).toBe(false);
+
+    const listener = desktop.listener()!;
+    expect(listener.error).toBeNull();
+    expect(listener.url).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+$/);
+    const res = await fetch(`${listener.url}${DEFAULT_BASE_PATH}/merchant/orderQueryList`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(401);
+    // serve's "already running" message names the desktop's URL.
+    expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'service.json'), 'utf8'))).toMatchObject({ url: listener.url });
+
+    expect([...fake.ipcMain.handlers.keys()].sort()).toEqual(CONSOLE_METHODS.map(ipcChannelOf).sort());
+    const info = await ipcCall('getServiceInfo');
+    expect(info).toMatchObject({ code: 1, data: { version: '0.1.0-test', data_dir: path.resolve(dataDir), listener_url: listener.url, listener_error: null } });
+
+    expect(FakeBrowserWindow.instances).toHaveLength(1);
+    const win = desktop.window() as unknown as FakeBrowserWindow;
+    const prefs = win.options.webPreferences as Record<string, unknown>;
+    expect(prefs).toMatchObject({ sandbox: true, contextIsolation: true, nodeIntegration: false, webSecurity: true, preload: '/app/out/preload/index.cjs', devTools: true });
+    expect(win.options.show).toBe(false);
+    expect(win.loadURL).toHaveBeenCalledWith('app://console/index.html');
+    // Its web contents were hardened on creation (app 'web-contents-created').
+    expect(win.webContents.windowOpenHandler!({ url: 'https://pay.example.com/' })).toEqual({ action: 'deny' });
+    expect(fake.shell.openExternal).toHaveBeenCalledWith('https://pay.example.com/');
+    win.emit('ready-to-show');
+    expect(win.show).toHaveBeenCalled();
+  });
+
+  it('quit drains the listener (an in-flight request is answered), then closes the database and releases the lock', async () => {
+    const { desktop, dataDir } = start();
+    await desktop.ready;
+    const service = desktop.service() as MerchantConsoleService;
+    const url = new URL(desktop.listener()!.url!);
+
+    // A request whose body is still arriving when quit begins.
+    const body = JSON.stringify({ api_key: 'mk_nobody', timestamp: 1, nonce: 'n0nce-123', signature: 'X' });
+    const socket = net.connect(Number(url.port), url.hostname);
+    await new Promise((r) => socket.once('connect', r));
+    let received = '';
+    socket.on('data', (d) => (received += d.toString()));
+    const answer = new Promise<string>((resolve) => socket.on('close', () => resolve(received)));
+    // Expect: 100-continue makes the server confirm it has the request in hand before the body comes.
+    socket.write(
+      `POST ${DEFAULT_BASE_PATH}/merchant/orderQueryList HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+    );
+    await until(() => received.includes('100 Continue'), 'the server to take the request');
+
+    fake.app.quit();
+    await until(() => desktop.state() === 'stopping', 'stopping');
+    expect(fake.ipcMain.handlers.size).toBe(0);
+    // Still draining: the database stays open for the request in flight.
+    expect(service.db.open).toBe(true);
+    socket.write(body);
+    const response = (await answer).replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, '');
+    expect(response).toMatch(/^HTTP\/1\.1 401/);
+    expect(response).toMatch(/"code":2002/);
+
+    await until(() => desktop.state() === 'stopped', 'stopped');
+    expect(service.db.open).toBe(false);
+    await expect(fetch(url)).rejects.toThrow();
+    // Electron was let go only after the shutdown: will-quit prevented once, then quit again.
+    expect(fake.app.quit).toHaveBeenCalledTimes(2);
+    const lock = acquireDataDirLock(dataDir);
+    lock.release();
+  });
+
+  it('a busy port is reported to the console, which keeps working over IPC', async () => {
+    const port = await busyPort();
+    const { desktop, log } = start({ port });
+    await desktop.ready;
+    expect(desktop.state()).toBe('running');
+    expect(desktop.listener()).toEqual({ url: null, inUse: null, error: expect.stringMatching(new RegExp(`^port ${port} on 127\\.0\\.0\\.1 is already in use`)) });
+    expect(log.lines.join('\n')).toMatch(/listener not started: port [0-9]+ on 127\.0\.0\.1 is already in use/);
+
+    const info = await ipcCall('getServiceInfo');
+    expect(info.code).toBe(1);
+    expect(info.data).toMatchObject({ listener_url: null, listener_error: expect.stringMatching(/already in use/) });
+    const settings = await ipcCall('getSettings');
+    expect(settings.data).toMatchObject({ listener_in_use: null, listener_error: expect.stringMatching(/already in use/) });
+    const created = await ipcCall('createMerchant', { name: 'Works offline', sign_type: 'hmac-sha256' });
+    expect(created.code).toBe(1);
+    expect(desktop.window()).not.toBeNull();
+  });
+
+  it('a disabled listener is simply off', async () => {
+    const { desktop } = start({ enabled: false });
+    await desktop.ready;
+    expect(desktop.listener()).toEqual({ url: null, inUse: null, error: null });
+  });
+
+  it('a second instance quits at once and touches nothing; the first one comes to the front', async () => {
+    fake.app.singleInstance = false;
+    const { desktop, dataDir } = start();
+    await desktop.ready;
+    expect(desktop.state()).toBe('secondary');
+    expect(fake.app.quit).toHaveBeenCalled();
+    expect(fake.protocol.handle).not.toHaveBeenCalled();
+    expect(FakeBrowserWindow.instances).toHaveLength(0);
+    expect(fs.existsSync(path.join(dataDir, 'merchant-console.sqlite'))).toBe(false);
+
+    resetFakeElectron();
+    const first = start();
+    await first.desktop.ready;
+    const win = first.desktop.window() as unknown as FakeBrowserWindow;
+    win.minimized = true;
+    fake.app.emit('second-instance', {}, ['merchant-console'], '/');
+    expect(win.restore).toHaveBeenCalled();
+    expect(win.focus).toHaveBeenCalled();
+  });
+
+  it('a data dir held by serve stops start-up with the reason shown, and nothing left open', async () => {
+    const dataDir = tempDir('mc-desktop-');
+    const held = acquireDataDirLock(dataDir);
+    held.describe({ url: 'http://127.0.0.1:8787' });
+    try {
+      const { desktop } = start({ dataDir });
+      await desktop.ready;
+      expect(desktop.state()).toBe('failed');
+      expect(fake.dialog.showErrorBox).toHaveBeenCalledWith('Merchant Console cannot start', expect.stringMatching(/listening on http:\/\/127\.0\.0\.1:8787\) is already running on data dir .*Stop it/));
+      expect(fake.app.exit).toHaveBeenCalledWith(1);
+      expect(FakeBrowserWindow.instances).toHaveLength(0);
+      expect(fake.ipcMain.handlers.size).toBe(0);
+    } finally {
+      held.release();
+    }
+  });
+
+  it('closing the last window quits (not on macOS); quitting twice shuts down once', async () => {
+    const { desktop } = start();
+    await desktop.ready;
+    const service = desktop.service()!;
+    const closeSpy = vi.spyOn(service, 'close');
+    (desktop.window() as unknown as FakeBrowserWindow).close();
+    fake.app.emit('window-all-closed');
+    if (process.platform !== 'darwin') {
+      expect(fake.app.quit).toHaveBeenCalled();
+      fake.app.quit();
+      await until(() => desktop.state() === 'stopped', 'stopped');
+      expect(closeSpy).toHaveBeenCalledTimes(1);
+    }
+  });
+
+  it('the data dir is <appData>/merchant-console unless MERCHANT_CONSOLE_DATA_DIR says otherwise', () => {
+    expect(desktopDataDir('/home/u/.config', {})).toBe(path.resolve('/home/u/.config/merchant-console'));
+    expect(desktopDataDir('/home/u/.config', { MERCHANT_CONSOLE_DATA_DIR: '/data/mc' })).toBe(path.resolve('/data/mc'));
+    expect(desktopDataDir('/home/u/.config', { MERCHANT_CONSOLE_DATA_DIR: ' ' })).toBe(path.resolve('/home/u/.config/merchant-console'));
+  });
+});
