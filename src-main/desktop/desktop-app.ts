@@ -201,6 +201,12 @@ export function runDesktop(options: DesktopOptions) {
       listenerUrl: () => control.state().url,
       listenerInUse: () => control.state().inUse,
       listenerError: () => control.state().error,
+      applyListenerSettings: async () => {
+        const applied = await control.restart();
+        lock?.describe({ url: applied.url });
+        if (applied.error) log.warn(`listener not started: ${applied.error}`);
+        else log.info(applied.url ? `merchant API listening on ${applied.url}` : 'listener switched off');
+      },
     });
     unregisterIpc = registerConsoleIpc(ipcMain, handlers, {
       trustedOrigins: origins,

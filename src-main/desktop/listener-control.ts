@@ -23,7 +23,7 @@ export function describeListenError(err: unknown, settings: Pick<ListenerSetting
   const where = `${settings.host}:${settings.port}`;
   switch (code) {
     case 'EADDRINUSE':
-      return `port ${settings.port} on ${settings.host} is already in use; pick another port in Settings → Listener and restart`;
+      return `port ${settings.port} on ${settings.host} is already in use`;
     case 'EACCES':
       return `no permission to listen on ${where} (ports below 1024 need privileges); pick another port`;
     case 'EADDRNOTAVAIL':
@@ -44,39 +44,48 @@ export function createListenerControl(service: MerchantConsoleService, options: 
   let running: RunningListener | null = null;
   let state: ListenerState = { url: null, inUse: null, error: null };
 
-  return {
-    state: (): ListenerState => ({ ...state }),
-
-    /** Starts per the settings; resolves with the outcome, never rejects. */
-    async start(): Promise<ListenerState> {
-      if (running) return { ...state };
-      const settings = options.settings();
-      if (!settings.enabled) {
-        state = { url: null, inUse: null, error: null };
-        return { ...state };
-      }
-      try {
-        running = await startListener(service, {
-          host: settings.host,
-          port: settings.port,
-          basePath: settings.base_path,
-          logger: options.logger ?? false,
-        });
-        state = { url: running.url, inUse: { ...settings }, error: null };
-      } catch (err) {
-        running = null;
-        state = { url: null, inUse: null, error: describeListenError(err, settings) };
-      }
+  /** Starts per the settings; resolves with the outcome, never rejects. */
+  async function start(): Promise<ListenerState> {
+    if (running) return { ...state };
+    const settings = options.settings();
+    if (!settings.enabled) {
+      state = { url: null, inUse: null, error: null };
       return { ...state };
-    },
-
-    /** Stops accepting, lets in-flight requests finish, then resolves. */
-    async close(): Promise<void> {
-      const current = running;
+    }
+    try {
+      running = await startListener(service, {
+        host: settings.host,
+        port: settings.port,
+        basePath: settings.base_path,
+        logger: options.logger ?? false,
+      });
+      state = { url: running.url, inUse: { ...settings }, error: null };
+    } catch (err) {
       running = null;
-      state = { url: null, inUse: null, error: state.error };
-      if (current) await current.close();
-    },
-  };
+      state = { url: null, inUse: null, error: describeListenError(err, settings) };
+    }
+    return { ...state };
+  }
+
+  /** Stops accepting, lets in-flight requests finish, then resolves. */
+  async function close(): Promise<void> {
+    const current = running;
+    running = null;
+    state = { url: null, inUse: null, error: state.error };
+    if (current) await current.close();
+  }
+
+  /**
+   * Applies the stored settings now: the old listener drains and closes, a
+   * new one starts (or reports why it cannot). The desktop console talks
+   * over IPC, so this never cuts the console off.
+   */
+  async function restart(): Promise<ListenerState> {
+    await close();
+    state = { url: null, inUse: null, error: null };
+    return start();
+  }
+
+  return { state: (): ListenerState => ({ ...state }), start, restart, close };
 }
 export type ListenerControl = ReturnType<typeof createListenerControl>;

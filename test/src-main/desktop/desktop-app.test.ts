@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { MerchantConsoleService } from '../../../src-main/service';
+import { openService, type MerchantConsoleService } from '../../../src-main/service';
 import { acquireDataDirLock } from '../../../src-main/store/data-dir';
 import { CONSOLE_METHODS, ipcChannelOf } from '../../../src-shared/console-api/methods';
 import { DEFAULT_BASE_PATH } from '../../../src-shared/constants';
@@ -27,7 +27,7 @@ const quietLog = () => {
   return { lines, info: (l: string) => lines.push(`info ${l}`), warn: (l: string) => lines.push(`warn ${l}`), error: (l: string) => lines.push(`error ${l}`) };
 };
 
-function start(opts: { dataDir?: string; port?: number; enabled?: boolean; ready?: boolean } = {}) {
+function start(opts: { dataDir?: string; port?: number; enabled?: boolean; ready?: boolean; storedSettings?: boolean } = {}) {
   const dataDir = opts.dataDir ?? tempDir('mc-desktop-');
   const rendererDir = tempDir('mc-renderer-');
   fs.writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html>');
@@ -38,7 +38,9 @@ function start(opts: { dataDir?: string; port?: number; enabled?: boolean; ready
     env: { MERCHANT_CONSOLE_DATA_DIR: dataDir },
     log,
     handleSignals: false,
-    listenerSettings: () => ({ enabled: opts.enabled ?? true, host: '127.0.0.1', port: opts.port ?? 0, base_path: DEFAULT_BASE_PATH }),
+    listenerSettings: opts.storedSettings
+      ? undefined
+      : () => ({ enabled: opts.enabled ?? true, host: '127.0.0.1', port: opts.port ?? 0, base_path: DEFAULT_BASE_PATH }),
   });
   running.push(desktop);
   if (opts.ready ?? true) fake.app.readyResolve();
@@ -57,6 +59,14 @@ async function busyPort(): Promise<number> {
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as net.AddressInfo).port;
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 async function until(predicate: () => boolean, what: string): Promise<void> {
@@ -170,6 +180,31 @@ describe('desktop app lifecycle (electron mocked, real service)', () => {
     const created = await ipcCall('createMerchant', { name: 'Works offline', sign_type: 'hmac-sha256' });
     expect(created.code).toBe(1);
     expect(desktop.window()).not.toBeNull();
+  });
+
+  it('listener settings saved in the console apply at once: a busy port is fixed without a restart', async () => {
+    const busy = await busyPort();
+    const dataDir = tempDir('mc-desktop-');
+    const seed = openService({ dataDir });
+    seed.services.settings.updateListener({ port: busy });
+    seed.close();
+    const { desktop } = start({ dataDir, storedSettings: true });
+    await desktop.ready;
+    expect(desktop.listener()!.error).toMatch(/already in use/);
+
+    const free = await freePort();
+    const moved = await ipcCall('updateListenerSettings', { port: free });
+    expect(moved).toMatchObject({
+      code: 1,
+      data: { listener: { port: free }, listener_in_use: { port: free }, listener_url: `http://127.0.0.1:${free}`, listener_error: null },
+    });
+    const res = await fetch(`http://127.0.0.1:${free}${DEFAULT_BASE_PATH}/merchant/getPayChannels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(401);
+    expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'service.json'), 'utf8'))).toMatchObject({ url: `http://127.0.0.1:${free}` });
+
+    const off = await ipcCall('updateListenerSettings', { enabled: false });
+    expect(off.data).toMatchObject({ listener: { enabled: false }, listener_in_use: null, listener_url: null, listener_error: null });
+    await expect(fetch(`http://127.0.0.1:${free}/`)).rejects.toThrow();
   });
 
   it('a disabled listener is simply off', async () => {
