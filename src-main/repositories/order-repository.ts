@@ -50,6 +50,8 @@ export interface OrderListFilter {
   limit: number;
 }
 
+const DAY_SECONDS = 86_400;
+
 const ORDER_COLUMNS = [
   'order_no', 'merchant_id', 'channel_id', 'order_type', 'status', 'pay_method', 'cny_amount', 'service_rate',
   'passage_rate', 'deposit_rate', 'base_rate', 'service_amount', 'passage_amount', 'deposit_amount', 'channel_amount',
@@ -130,6 +132,121 @@ export function createOrderRepository(db: Database) {
     return params;
   }
 
+  // The counter-based form (migration 0004). Statements per combination of
+  // the equality filters, prepared on first use.
+  interface CountedStatements {
+    /** Total without a time filter, from order_totals (at most 8 rows). */
+    total: Statement<unknown[], { n: number }>;
+    /** Orders per UTC day in [dayLo, dayHi], newest day first, in index order. */
+    days: Statement<unknown[], { day: number; n: number }>;
+    /** Exact count in a createtime range (the days a time filter cuts). */
+    countRange: Statement<unknown[], { n: number }>;
+    /** One page: rows at or before `upTo` (and from `startTime`), newest first. */
+    page: Statement<unknown[], OrderRow>;
+    pageFrom: Statement<unknown[], OrderRow>;
+  }
+  const countedStatements = new Map<string, CountedStatements>();
+  function countedStatementsFor(f: OrderListFilter): CountedStatements {
+    const key = `${f.orderType !== undefined ? 't' : '-'}${f.status !== undefined ? 's' : '-'}`;
+    let s = countedStatements.get(key);
+    if (!s) {
+      const eq = equalityClauses(f).join(' AND ');
+      s = {
+        total: db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM order_totals WHERE ${eq}`),
+        days: db.prepare(
+          `SELECT day, sum(n) AS n FROM order_counts WHERE ${eq} AND day BETWEEN @dayLo AND @dayHi GROUP BY day ORDER BY day DESC`,
+        ),
+        countRange: db.prepare(`SELECT count(*) AS n FROM orders WHERE ${eq} AND createtime BETWEEN @lo AND @hi`),
+        page: db.prepare(`SELECT * FROM orders WHERE ${eq} AND createtime <= @upTo ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`),
+        pageFrom: db.prepare(
+          `SELECT * FROM orders WHERE ${eq} AND createtime BETWEEN @startTime AND @upTo ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`,
+        ),
+      };
+      countedStatements.set(key, s);
+    }
+    return s;
+  }
+
+  function equalityClauses(f: OrderListFilter): string[] {
+    const where = ['merchant_id = @merchantId'];
+    if (f.orderType !== undefined) where.push('order_type = @orderType');
+    if (f.status !== undefined) where.push('status = @status');
+    return where;
+  }
+
+  function equalityParams(f: OrderListFilter): Record<string, unknown> {
+    const params: Record<string, unknown> = { merchantId: f.merchantId };
+    if (f.status !== undefined) params.status = f.status;
+    if (f.orderType !== undefined) params.orderType = f.orderType;
+    return params;
+  }
+
+  /** count(*) and OFFSET over the filter's index: any filter, including order-number search and keyset pages. */
+  function naivePage(f: OrderListFilter): { rows: OrderRow[]; total: number } {
+    const s = statementsFor(f);
+    const params = bind(f);
+    return { rows: s.page.all(params), total: s.count.get(params)!.n };
+  }
+
+  /**
+   * total and one page without counting or skipping over the whole match.
+   * The matching orders fall into UTC days; the counters say how many each
+   * day holds, so the page can start inside the day that holds row number
+   * `offset` (newest first) and OFFSET skips at most one day's rows.
+   *  - No time filter: total from order_totals; days are read newest first
+   *    only until the one holding `offset`.
+   *  - With a time filter: the days inside it are read from order_counts; a
+   *    day the filter cuts (at most the two ends) is counted exactly on the
+   *    index, over that part only.
+   */
+  function countedList(f: OrderListFilter): { rows: OrderRow[]; total: number } {
+    const s = countedStatementsFor(f);
+    const eq = equalityParams(f);
+    const start = f.startTime;
+    const end = f.endTime;
+    let total = 0;
+    /** The newest createtime of the segment holding row `offset`, and how many rows come before it. */
+    let seek: { upTo: number; before: number } | undefined;
+
+    if (start === undefined && end === undefined) {
+      total = s.total.get(eq)!.n;
+      if (f.offset >= total) return { rows: [], total };
+      let before = 0;
+      for (const { day, n } of s.days.iterate({ ...eq, dayLo: 0, dayHi: Number.MAX_SAFE_INTEGER })) {
+        if (before + n > f.offset) {
+          seek = { upTo: day * DAY_SECONDS + DAY_SECONDS - 1, before };
+          break; // ends the iteration (the statement is reset)
+        }
+        before += n;
+      }
+    } else {
+      const days = s.days.all({
+        ...eq,
+        dayLo: start === undefined ? 0 : Math.floor(start / DAY_SECONDS),
+        dayHi: end === undefined ? Number.MAX_SAFE_INTEGER : Math.floor(end / DAY_SECONDS),
+      });
+      for (const { day, n: dayCount } of days) {
+        const lo = day * DAY_SECONDS;
+        const hi = lo + DAY_SECONDS - 1;
+        const cutLo = start !== undefined && start > lo;
+        const cutHi = end !== undefined && end < hi;
+        const upTo = cutHi ? end : hi;
+        const n = cutLo || cutHi ? s.countRange.get({ ...eq, lo: cutLo ? start : lo, hi: upTo })!.n : dayCount;
+        if (seek === undefined && total + n > f.offset) seek = { upTo, before: total };
+        total += n;
+      }
+    }
+    // Counters out of step with the rows would be a bug; answer correctly anyway.
+    if (seek === undefined) return f.offset >= total ? { rows: [], total } : naivePage(f);
+    const params = { ...eq, upTo: seek.upTo, limit: f.limit, offset: f.offset - seek.before };
+    const rows = start === undefined ? s.page.all(params) : s.pageFrom.all({ ...params, startTime: start });
+    return { rows, total };
+  }
+
+  // One read transaction: total and page come from the same snapshot even if
+  // this ever runs on a connection other than the writer's.
+  const countedListInSnapshot = db.transaction(countedList);
+
   return {
     insert(row: NewOrderRow): number {
       return Number(insert.run(row).lastInsertRowid);
@@ -158,10 +275,18 @@ export function createOrderRepository(db: Database) {
     nextExpiry(): number | null {
       return nextExpiry.get()!.due;
     },
+    /**
+     * Newest first (createtime, then id, descending) with the exact total.
+     * The merchant API's filters (status, order_type, time range) go through
+     * the counters; order-number search and keyset pages count on the index.
+     */
     list(filter: OrderListFilter): { rows: OrderRow[]; total: number } {
-      const s = statementsFor(filter);
-      const params = bind(filter);
-      return { rows: s.page.all(params), total: s.count.get(params)!.n };
+      const counted = filter.orderNoPrefix === undefined && filter.orderNoExact === undefined && filter.before === undefined;
+      return counted ? countedListInSnapshot(filter) : naivePage(filter);
+    },
+    /** The same answer by count(*) and OFFSET: the reference for tests and benchmarks. */
+    listNaive(filter: OrderListFilter): { rows: OrderRow[]; total: number } {
+      return naivePage(filter);
     },
     /** One page without the count (keyset pages after the first). */
     page(filter: OrderListFilter): OrderRow[] {
