@@ -73,7 +73,18 @@ const emptyQuery = z.strictObject({});
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-export function registerMerchantRoute(app: FastifyInstance, service: MerchantConsoleService, prefix: string, route: MerchantRoute): void {
+export interface MerchantRouteOptions {
+  /** Per-api_key rate limit, applied once the signature has verified; throws the 429 AppError. */
+  checkApiKey?: ((apiKey: string) => void) | undefined;
+}
+
+export function registerMerchantRoute(
+  app: FastifyInstance,
+  service: MerchantConsoleService,
+  prefix: string,
+  route: MerchantRoute,
+  options: MerchantRouteOptions = {},
+): void {
   const { requestAuth } = service.services;
   const db = service.db;
 
@@ -86,6 +97,7 @@ export function registerMerchantRoute(app: FastifyInstance, service: MerchantCon
       const body: JsonObject = rawBody;
       const rawQuery = singleValuedQuery(request.query);
       const verified = requestAuth.verify(body, rawQuery);
+      options.checkApiKey?.(verified.merchant.api_key);
 
       // Validation errors are reported after the nonce is consumed: a signed
       // request is used up whether or not its parameters are valid.

@@ -8,6 +8,7 @@ import { AppError, ErrorCode } from '../../src-shared/errors';
 import { JsonSyntaxError, parseJsonLossless } from '../../src-shared/json/lossless-json';
 import type { MerchantConsoleService } from '../service';
 import { installErrorHandling } from './errors';
+import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimitConfig } from './rate-limit';
 import { registerMerchantRoute } from './merchant-route';
 import { merchantRoutes } from './routes/merchant-routes';
 import { registerRegionRoutes } from './routes/region-routes';
@@ -29,6 +30,8 @@ export interface ListenerOptions {
   publicUrl?: string;
   /** The browser console (/console/, /console-api/; docs/console.md): on unless false. */
   console?: false | { dir?: string; version?: string };
+  /** Per client address and per api_key limits; default DEFAULT_RATE_LIMITS, RATE_LIMITS_OFF to disable. */
+  rateLimits?: RateLimitConfig;
 }
 
 export function normaliseBasePath(basePath: string): string {
@@ -72,8 +75,25 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
 
   installErrorHandling(app);
 
+  // First thing on every request of the listener, before the body is read.
+  const limits = options.rateLimits ?? DEFAULT_RATE_LIMITS;
+  if (limits.perAddress) {
+    const byAddress = createRateLimiter(limits.perAddress, 'client address');
+    app.addHook('onRequest', (request, _reply, done) => {
+      try {
+        byAddress.take(request.ip);
+        done();
+      } catch (err) {
+        done(err as Error);
+      }
+    });
+  }
+  const byApiKey = limits.perApiKey ? createRateLimiter(limits.perApiKey, 'api_key') : undefined;
+
   const prefix = normaliseBasePath(options.basePath ?? DEFAULT_BASE_PATH);
-  for (const route of merchantRoutes(service)) registerMerchantRoute(app, service, prefix, route);
+  for (const route of merchantRoutes(service)) {
+    registerMerchantRoute(app, service, prefix, route, { checkApiKey: byApiKey ? (apiKey) => byApiKey.take(apiKey) : undefined });
+  }
   // Region endpoints sit at the host root, independent of the merchant base path.
   registerRegionRoutes(app, service.services.regions);
   if (options.console !== false) {

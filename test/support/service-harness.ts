@@ -6,6 +6,7 @@ import { afterEach } from 'vitest';
 import { createMerchantClient, type MerchantClient } from '../../src-shared/client/merchant-client';
 import type { ChannelCategory, PayMethod } from '../../src-shared/constants';
 import { startListener, type ListenerOptions, type RunningListener } from '../../src-main/http/server';
+import { RATE_LIMITS_OFF } from '../../src-main/http/rate-limit';
 import { openService, type MerchantConsoleService, type ServiceOptions } from '../../src-main/service';
 import type { Clock } from '../../src-main/services/context';
 import { tempDir } from './temp-dir';
@@ -27,8 +28,9 @@ export function testService(options: Partial<ServiceOptions> = {}): MerchantCons
   return service;
 }
 
+/** Rate limits are off unless a test asks for them (tests send bursts from one address). */
 export async function testListener(service: MerchantConsoleService, options: ListenerOptions = {}): Promise<RunningListener> {
-  const listener = await startListener(service, { host: '127.0.0.1', port: 0, logger: false, ...options });
+  const listener = await startListener(service, { host: '127.0.0.1', port: 0, logger: false, rateLimits: RATE_LIMITS_OFF, ...options });
   cleanups.unshift(() => listener.close());
   return listener;
 }

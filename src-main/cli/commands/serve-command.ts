@@ -3,6 +3,8 @@ import { isEmptyStore, seedDemo } from '../../demo-seed';
 import { startListener } from '../../http/server';
 import { consoleBundleBuilt, consoleLoginUrl, defaultConsoleDir } from '../../http/console-routes';
 import { startBackgroundWork } from '../../background/background-work';
+import { DEFAULT_RATE_LIMITS, formatRateLimitRule, parseRateLimitRule, RATE_LIMIT_SETTINGS_KEY, type RateLimitConfig, type RateLimitRule } from '../../http/rate-limit';
+import type { MerchantConsoleService } from '../../service';
 import { openService } from '../../service';
 import { acquireDataDirLock } from '../../store/data-dir';
 import { defineCommand, stringOption, UsageError, type CommandIo } from '../command';
@@ -12,6 +14,7 @@ export const serveCommand = defineCommand({
   summary: 'run the service headless: the merchant HTTP API on an embedded SQLite store',
   usage:
     'serve [--host 127.0.0.1] [--port 8787] [--base-path /addons/paychannel] [--public-url URL] [--demo]\n' +
+    '      [--rate-limit-key 100/s|N/min|off] [--rate-limit-address 200/s|N/min|off]\n' +
     '  host, port and base path default to the listener settings stored in the data dir (console → Settings), then to the values shown',
   options: {
     host: { type: 'string' },
@@ -19,6 +22,8 @@ export const serveCommand = defineCommand({
     'base-path': { type: 'string' },
     'public-url': { type: 'string' },
     demo: { type: 'boolean' },
+    'rate-limit-key': { type: 'string' },
+    'rate-limit-address': { type: 'string' },
   },
   positionals: 0,
   async run(args, io: CommandIo) {
@@ -48,6 +53,14 @@ export const serveCommand = defineCommand({
     const host = hostFlag ?? stored.host;
     const basePath = stringOption(args, 'base-path') ?? stored.base_path;
     const demo = args.values.demo === true && isEmptyStore(service) ? seedDemo(service) : undefined;
+    let rateLimits: RateLimitConfig;
+    try {
+      rateLimits = rateLimitsFor(service, stringOption(args, 'rate-limit-key'), stringOption(args, 'rate-limit-address'));
+    } catch (err) {
+      service.close();
+      lock.release();
+      throw new UsageError((err as Error).message);
+    }
 
     const consoleDir = defaultConsoleDir(io.env);
     let listener;
@@ -59,6 +72,7 @@ export const serveCommand = defineCommand({
         basePath,
         publicUrl: stringOption(args, 'public-url'),
         logger: { level: io.env.MERCHANT_CONSOLE_LOG_LEVEL ?? 'warn' },
+        rateLimits,
       });
     } catch (err) {
       service.close();
@@ -83,6 +97,7 @@ export const serveCommand = defineCommand({
       console_url: `${listener.url}/console/`,
       console_login_url: consoleLoginUrl(listener.url, loginToken.credential),
       console_built: consoleBundleBuilt(consoleDir),
+      rate_limits: { per_api_key: formatRateLimitRule(rateLimits.perApiKey), per_address: formatRateLimitRule(rateLimits.perAddress) },
       demo: demo
         ? {
             merchant_id: demo.merchant.id,
@@ -102,6 +117,7 @@ export const serveCommand = defineCommand({
       io.out(`  console:      ${summary.console_login_url}`);
       io.out('                (login link for a browser: works once; more with `merchant-console console-token new`)');
       if (!summary.console_built) io.out(`                the console is not built yet: run \`npm run build:console\` (output ${consoleDir})`);
+      io.out(`  rate limits:  ${summary.rate_limits.per_api_key} per api_key, ${summary.rate_limits.per_address} per client address`);
       if (summary.demo) {
         io.out('  demo merchant seeded (the secret is shown only now):');
         io.out(`    merchant_id: ${summary.demo.merchant_id}`);
@@ -134,3 +150,14 @@ export const serveCommand = defineCommand({
     return undefined;
   },
 });
+
+/** Flags win over the stored settings, which win over the defaults. */
+function rateLimitsFor(service: MerchantConsoleService, keyFlag: string | undefined, addressFlag: string | undefined): RateLimitConfig {
+  const stored = service.ctx.repos.settings.get<{ per_api_key?: string; per_address?: string }>(RATE_LIMIT_SETTINGS_KEY) ?? {};
+  const pick = (flag: string | undefined, setting: string | undefined, fallback: RateLimitRule | null): RateLimitRule | null =>
+    flag !== undefined ? parseRateLimitRule(flag) : setting !== undefined ? parseRateLimitRule(setting) : fallback;
+  return {
+    perApiKey: pick(keyFlag, stored.per_api_key, DEFAULT_RATE_LIMITS.perApiKey),
+    perAddress: pick(addressFlag, stored.per_address, DEFAULT_RATE_LIMITS.perAddress),
+  };
+}
