@@ -3,10 +3,16 @@
  * category and settlement accounts, created through the real services, so
  * secrets are encrypted as the service would store them) and M orders spread
  * over the last D days, bulk-inserted straight into the schema in large
- * transactions with one prepared statement. Every order row is what
- * createOrder and the lifecycle would have written: real order numbers, fees
- * from src-shared/fees.ts, pay tokens on buys, payee snapshots on sells, a
- * status that fits the order's age. The order_counts triggers run as usual.
+ * transactions with prepared statements. Every row is what createOrder and
+ * the order lifecycle would have written: real order numbers, fees from
+ * src-shared/fees.ts, pay tokens on buys, payee snapshots on sells; each
+ * order lives through a timeline (paid or expired, settled after the
+ * channel's delay; sells frozen, accepted, paid out or failed) up to `now`,
+ * with its status transitions, its ledger transactions (posting rules of
+ * src-main/ledger/posting-rules.ts), the jobs still due, and the merchants'
+ * cached balances equal to their ledger sums. Each merchant starts with an
+ * operator adjustment (the real ledger service) that covers every sell.
+ * The order_counts triggers run as usual.
  *
  * Deterministic: a seeded PRNG drives everything except the merchants'
  * random API keys and secrets (the manifest records them).
@@ -18,8 +24,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { computeBuyFees, computeSellFees, type FeeSettings } from '../src-shared/fees';
 import { ORDER_TYPE, type OrderStatus, type PayMethod } from '../src-shared/constants';
+import type { TransitionSource } from '../src-shared/order-state-machine';
+import { isMerchantAccount, orderPostings, type LedgerKind } from '../src-main/ledger/posting-rules';
 import { openService } from '../src-main/service';
-import { DEFAULT_PAY_TIMEOUT_SECONDS } from '../src-main/services/order-service';
 import { effectiveFees } from '../src-main/services/channel-service';
 import type { Clock } from '../src-main/services/context';
 
@@ -86,16 +93,8 @@ function payTokenFrom(rnd: () => number): string {
   return s;
 }
 
-/** Status an order of this type and age would have reached by `now`. */
-function statusFor(orderType: 1 | 2, age: number, r: number): OrderStatus {
-  if (orderType === ORDER_TYPE.BUY) {
-    if (age < DEFAULT_PAY_TIMEOUT_SECONDS) return r < 0.6 ? 'pending' : r < 0.95 ? 'completed' : 'cancelled';
-    if (age < 86_400 && r < 0.05) return 'paid'; // channels that settle T+1
-    return r < 0.72 ? 'completed' : 'cancelled';
-  }
-  if (age < 60) return r < 0.5 ? 'pending' : r < 0.9 ? 'confirmed' : 'completed';
-  return r < 0.9 ? 'completed' : 'cancelled';
-}
+/** Opening balance of every seeded merchant: 100,000,000.00 CNY, more than all its sells. */
+export const OPENING_BALANCE_FEN = 10_000_000_000;
 
 export function seedBenchDatabase(options: SeedOptions): SeedManifest {
   const started = Date.now();
@@ -113,7 +112,7 @@ export function seedBenchDatabase(options: SeedOptions): SeedManifest {
     }
     const { merchants, channels, paymentMethods } = service.services;
     const credentials: SeededMerchantCredentials[] = [];
-    const merchantSetup: { id: number; channelIds: number[]; fees: FeeSettings[]; payees: Map<PayMethod, { id: number; snapshot: string; customer: string }> }[] = [];
+    const merchantSetup: { id: number; channelIds: number[]; fees: FeeSettings[]; settleDelay: number[]; payees: Map<PayMethod, { id: number; snapshot: string; customer: string }> }[] = [];
     db.transaction(() => {
       for (let m = 1; m <= options.merchants; m++) {
         const merchant = merchants.create({ name: `Bench Merchant ${m}`, sign_type: 'hmac-sha256', callback_url: null });
@@ -129,6 +128,9 @@ export function seedBenchDatabase(options: SeedOptions): SeedManifest {
             base_rate: 30,
             min_amount: 100,
             max_amount: 5_000_000,
+            // gamma settles T+1, so its paid buys stay paid for a day.
+            settle_delay: category === 'gamma' ? 86_400 : 0,
+            payout_delay: 5,
           });
           channels.link({ merchant_id: merchant.id, channel_id: c.id });
           ids[category] = c.id;
@@ -147,7 +149,8 @@ export function seedBenchDatabase(options: SeedOptions): SeedManifest {
         }
         const channelIds = [ids.alpha, ids.beta, ids.gamma];
         const fees = channelIds.map((cid) => effectiveFees(service.ctx.repos.channels.findLinked(merchant.id, cid)!));
-        merchantSetup.push({ id: merchant.id, channelIds, fees, payees });
+        merchantSetup.push({ id: merchant.id, channelIds, fees, settleDelay: [0, 0, 86_400], payees });
+        service.services.ledger.adjust(merchant.id, OPENING_BALANCE_FEN, 'benchmark opening balance');
         credentials.push({ id: merchant.id, api_key: merchant.api_key, api_secret: merchant.api_secret, channels: ids });
       }
     })();
@@ -191,8 +194,20 @@ export function seedBenchDatabase(options: SeedOptions): SeedManifest {
          alpha_data_enc, pay_token, expires_at, createtime, updatetime)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)`,
     );
+    const insertTransition = db.prepare(
+      'INSERT INTO order_transitions (order_id, from_status, to_status, source, reason, createtime) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    const insertLedgerTx = db.prepare('INSERT INTO ledger_transactions (kind, merchant_id, order_id, reason, createtime) VALUES (?, ?, ?, ?, ?)');
+    const insertEntry = db.prepare('INSERT INTO ledger_entries (transaction_id, account, merchant_id, amount) VALUES (?, ?, ?, ?)');
+    const insertJob = db.prepare('INSERT INTO order_jobs (order_id, kind, due_at, createtime) VALUES (?, ?, ?, ?)');
+    const PAY_TIMEOUT = 1800;
+    const PAYOUT_DELAY = 5;
+
+    // Balances move in JS and are written once at the end (the cache must equal the ledger).
+    const balances = new Map(merchantSetup.map((m) => [m.id, { ...service.services.ledger.balances(m.id) }]));
     const samples: Record<string, string[]> = {};
     const BATCH = 50_000;
+    const secondaryIndexes = dropSecondaryIndexes(db, ['orders', 'order_transitions', 'ledger_transactions', 'ledger_entries', 'order_jobs']);
     for (let startIndex = 0; startIndex < options.orders; startIndex += BATCH) {
       db.transaction(() => {
         const endIndex = Math.min(options.orders, startIndex + BATCH);
@@ -207,9 +222,36 @@ export function seedBenchDatabase(options: SeedOptions): SeedManifest {
           const ai = Math.floor(rnd() * AMOUNTS);
           const f = feesFor(orderType, mi, ci, ai);
           const fees = m.fees[ci]!;
-          const age = now - createtime;
-          const status = statusFor(orderType, age, rnd());
-          const updatetime = status === 'pending' ? createtime : Math.min(now, createtime + 5 + Math.floor(rnd() * 600));
+          const amounts = { cny_amount: amountMenu[ai]!, ...f };
+
+          // The order's life up to `now`: [time, from, to, source, reason, ledger effect].
+          const steps: [number, OrderStatus, OrderStatus, TransitionSource, string, LedgerKind | null][] = [];
+          const jobs: [string, number][] = [];
+          const r = rnd();
+          const t1 = createtime + 5 + Math.floor(rnd() * 600);
+          if (orderType === 1) {
+            const settleAt = t1 + m.settleDelay[ci]!;
+            if (r < 0.27) {
+              if (createtime + PAY_TIMEOUT <= now) steps.push([createtime + PAY_TIMEOUT, 'pending', 'cancelled', 'expiry', `not paid within ${PAY_TIMEOUT} s`, null]);
+            } else if (t1 <= now) {
+              steps.push([t1, 'pending', 'paid', 'channel', 'channel notified: paid', 'buy_paid']);
+              if (settleAt <= now) steps.push([settleAt, 'paid', 'completed', 'channel', 'settled', null]);
+              else jobs.push(['settle', settleAt]);
+            }
+          } else {
+            const accepted = t1 <= now;
+            if (!accepted) jobs.push(['start_payout', createtime]);
+            else if (r < 0.04) steps.push([t1, 'pending', 'cancelled', 'channel', 'channel refused the payout', 'sell_release']);
+            else {
+              steps.push([t1, 'pending', 'confirmed', 'channel', 'channel accepted the payout', null]);
+              const done = t1 + PAYOUT_DELAY;
+              if (done > now) jobs.push(['complete_payout', done]);
+              else if (r < 0.08) steps.push([done, 'confirmed', 'cancelled', 'channel', 'payout failed', 'sell_release']);
+              else steps.push([done, 'confirmed', 'completed', 'channel', 'paid out', 'sell_paid_out']);
+            }
+          }
+          const status = steps.length > 0 ? steps[steps.length - 1]![2] : 'pending';
+          const updatetime = steps.length > 0 ? steps[steps.length - 1]![0] : createtime;
           const payee = orderType === 2 ? m.payees.get(payMethod)! : undefined;
           const params = [
             '',
@@ -218,7 +260,7 @@ export function seedBenchDatabase(options: SeedOptions): SeedManifest {
             orderType,
             status,
             payMethod,
-            amountMenu[ai]!,
+            amounts.cny_amount,
             fees.service_rate,
             fees.passage_rate,
             fees.deposit_rate,
@@ -233,25 +275,53 @@ export function seedBenchDatabase(options: SeedOptions): SeedManifest {
             payee?.snapshot ?? null,
             payee?.customer ?? null,
             orderType === 1 ? payTokenFrom(rnd) : null,
-            orderType === 1 ? createtime + DEFAULT_PAY_TIMEOUT_SECONDS : null,
+            orderType === 1 ? createtime + PAY_TIMEOUT : null,
             createtime,
             updatetime,
           ];
+          let orderId = 0;
           for (let attempt = 0; ; attempt++) {
             params[0] = orderNoAt(orderType, createtime, rnd);
             try {
-              insert.run(params);
+              orderId = Number(insert.run(params).lastInsertRowid);
               break;
             } catch (err) {
               if ((err as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE' || attempt > 4) throw err;
             }
           }
+          const orderNo = params[0] as string;
+          const balance = balances.get(m.id)!;
+          const post = (kind: Exclude<LedgerKind, 'adjustment'>, reason: string, at: number) => {
+            const postings = orderPostings(kind, amounts);
+            const txId = Number(insertLedgerTx.run(kind, m.id, orderId, reason, at).lastInsertRowid);
+            for (const p of postings) {
+              insertEntry.run(txId, p.account, isMerchantAccount(p.account) ? m.id : null, p.amount);
+              if (p.account === 'merchant_available') balance.available += p.amount;
+              else if (p.account === 'merchant_frozen') balance.frozen += p.amount;
+              else if (p.account === 'merchant_deposit') balance.deposit += p.amount;
+            }
+            if (balance.available < 0 || balance.frozen < 0) throw new Error(`seeding would overdraw merchant ${m.id}`);
+          };
+          if (orderType === 2) post('sell_freeze', `${orderNo}: reserved for payout`, createtime);
+          for (const [at, from, to, source, reason, effect] of steps) {
+            insertTransition.run(orderId, from, to, source, reason, at);
+            if (effect) post(effect as Exclude<LedgerKind, 'adjustment'>, `${orderNo}: ${from} → ${to} (${reason})`, at);
+          }
+          for (const [kind, due] of jobs) insertJob.run(orderId, kind, due, createtime);
           const list = (samples[String(m.id)] ??= []);
-          if (list.length < 64 && rnd() < 0.01) list.push(params[0] as string);
+          if (list.length < 64 && rnd() < 0.01) list.push(orderNo);
         }
       })();
       log(`  ${Math.min(options.orders, startIndex + BATCH)} orders`);
     }
+    log('  rebuilding indexes');
+    db.exec(secondaryIndexes.join(';\n'));
+    const setBalance = db.prepare('UPDATE merchant_balances SET available = ?, frozen = ?, deposit = ?, updatetime = ? WHERE merchant_id = ?');
+    db.transaction(() => {
+      for (const [merchantId, b] of balances) setBalance.run(b.available, b.frozen, b.deposit, now, merchantId);
+    })();
+    const problems = service.services.ledger.audit();
+    if (problems.length > 0) throw new Error(`seeded ledger inconsistent: ${problems.slice(0, 5).join('; ')}`);
     db.pragma('foreign_keys = ON');
     const orphans = db.prepare('PRAGMA foreign_key_check(orders)').all();
     if (orphans.length > 0) throw new Error(`seeded orders break ${orphans.length} foreign keys`);
@@ -274,6 +344,21 @@ export function seedBenchDatabase(options: SeedOptions): SeedManifest {
   } finally {
     service.close();
   }
+}
+
+/**
+ * Drops the non-unique secondary indexes of these tables and returns the SQL
+ * that recreates them: a bulk load into bare tables followed by one sorted
+ * index build is several times faster than updating every index per row.
+ * Unique indexes stay (they enforce constraints).
+ */
+function dropSecondaryIndexes(db: import('better-sqlite3').Database, tables: string[]): string[] {
+  const rows = db
+    .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${tables.map(() => '?').join(', ')})`)
+    .all(...tables) as { name: string; sql: string }[];
+  const plain = rows.filter((r) => !/^CREATE\s+UNIQUE/i.test(r.sql));
+  for (const r of plain) db.exec(`DROP INDEX "${r.name}"`);
+  return plain.map((r) => r.sql);
 }
 
 export function readManifest(dataDir: string): SeedManifest | undefined {
