@@ -267,7 +267,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   log(`load average before: ${loadAverage()}`);
   const bundle = await buildCliBundle();
-  log(`bundle: ${bundle.file}`);
+  log(`bundle: ${path.relative(root, bundle.file)}`);
   const { runDir, manifest } = prepareDatabase();
   const only = opts.only ? new Set(opts.only.split(',')) : undefined;
   const list = scenarios(manifest).filter((s) => !only || only.has(s.name));

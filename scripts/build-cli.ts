@@ -8,6 +8,10 @@
  * (size and mtime, recorded here in inputs.json), else it runs the
  * sources through tsx as before.
  *
+ * dist/cli/ is two levels below the root like src-main/<dir>/, so paths the
+ * sources resolve from import.meta.url (the console's out/console) land on
+ * the same place; src-main/version.ts looks one level further up too.
+ *
  *   npm run build:cli
  */
 import { build } from 'esbuild';
@@ -16,18 +20,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const outDir = path.join(root, 'dist', 'cli');
 
 export const BUNDLE_FILE = 'merchant-console.mjs';
 export const INPUTS_FILE = 'inputs.json';
 
-export async function buildCliBundle(): Promise<{ file: string; inputs: number; bytes: number }> {
+/** Builds into `outDir` (default dist/cli); returns the bundle's absolute path. */
+export async function buildCliBundle(outDir = path.join(root, 'dist', 'cli')): Promise<{ file: string; inputs: number; bytes: number }> {
   fs.mkdirSync(outDir, { recursive: true });
   const outfile = path.join(outDir, BUNDLE_FILE);
+  // Written aside and renamed into place: a CLI starting meanwhile sees the old or the new bundle, never half of one.
+  const tmpSuffix = `.tmp-${process.pid}`;
   const result = await build({
     absWorkingDir: root,
     entryPoints: ['src-main/cli/index.ts'],
-    outfile,
+    outfile: outfile + tmpSuffix,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -46,11 +52,13 @@ export async function buildCliBundle(): Promise<{ file: string; inputs: number; 
     const st = fs.statSync(path.join(root, p));
     return [p, st.size, Math.floor(st.mtimeMs)] as const;
   });
-  fs.writeFileSync(path.join(outDir, INPUTS_FILE), JSON.stringify({ built: new Date().toISOString(), inputs }));
-  return { file: path.relative(root, outfile), inputs: inputs.length, bytes: fs.statSync(outfile).size };
+  fs.renameSync(outfile + tmpSuffix, outfile);
+  fs.writeFileSync(path.join(outDir, INPUTS_FILE) + tmpSuffix, JSON.stringify({ built: new Date().toISOString(), inputs }));
+  fs.renameSync(path.join(outDir, INPUTS_FILE) + tmpSuffix, path.join(outDir, INPUTS_FILE));
+  return { file: outfile, inputs: inputs.length, bytes: fs.statSync(outfile).size };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const r = await buildCliBundle();
-  console.log(`built ${r.file} (${(r.bytes / 1024).toFixed(0)} KiB) from ${r.inputs} tracked source files`);
+  console.log(`built ${path.relative(root, r.file)} (${(r.bytes / 1024).toFixed(0)} KiB) from ${r.inputs} tracked source files`);
 }
