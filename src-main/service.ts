@@ -26,6 +26,8 @@ import { createChannelDrivers } from './channels/drivers';
 import { createChannelNotifyService } from './services/channel-notify-service';
 import { createSandboxService } from './services/sandbox-service';
 import { createServiceWork } from './background/service-work';
+import type { CallbackDispatcherOptions } from './background/callback-dispatcher';
+import { createCallbackService } from './services/callback-service';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../src-shared/constants';
 
 export interface ServiceOptions {
@@ -36,6 +38,8 @@ export interface ServiceOptions {
   nativeBinding?: string;
   /** Overrides the alpha card region check; by default the committed region data's. */
   alphaRegions?: AlphaRegionCheck;
+  /** Callback delivery tuning (pool size, timeout; tests). */
+  callbacks?: CallbackDispatcherOptions;
 }
 
 export function openService(options: ServiceOptions) {
@@ -64,7 +68,10 @@ export function openService(options: ServiceOptions) {
     ledger,
     lifecycle,
   });
-  const orderAdmin = createOrderAdminService(ctx, { ledger, lifecycle });
+  const callbacks = createCallbackService(ctx, { merchants });
+  // Every status change after creation queues a merchant callback, in the change's own transaction.
+  lifecycle.onTransition((order) => callbacks.enqueue(order, 'transition'));
+  const orderAdmin = createOrderAdminService(ctx, { ledger, lifecycle, callbacks });
   const requestAuth = createRequestAuthService(ctx, merchants);
   const settings = createSettingsService(ctx);
   const consoleAuth = createConsoleAuthService(ctx);
@@ -74,7 +81,7 @@ export function openService(options: ServiceOptions) {
   const drivers = createChannelDrivers(ctx, channels.config);
   const channelNotify = createChannelNotifyService(ctx, { drivers, lifecycle });
   const sandbox = createSandboxService(ctx, { drivers, notify: channelNotify });
-  const work = createServiceWork(ctx, { drivers, lifecycle, write: (fn) => writeQueue.run(fn) });
+  const work = createServiceWork(ctx, { drivers, lifecycle, callbacks, write: (fn) => writeQueue.run(fn), callbackOptions: options.callbacks });
 
   let closed = false;
   return {
@@ -97,6 +104,7 @@ export function openService(options: ServiceOptions) {
       orderAdmin,
       channelNotify,
       sandbox,
+      callbacks,
     },
     drivers,
     /** Scheduled work (expiry, payouts, settlement): `work.runDue()`; timers in background/background-work.ts. */

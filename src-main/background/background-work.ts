@@ -67,6 +67,7 @@ export function startBackgroundWork(service: MerchantConsoleService, options: Ba
       unsubscribe();
       clearInterval(poll);
       clearInterval(housekeeping);
+      await service.work.stop();
       await inFlight;
     },
   };

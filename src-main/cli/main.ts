@@ -6,12 +6,13 @@
 import { adminCommands } from './commands/admin-commands';
 import { moneyCommands } from './commands/money-commands';
 import { sandboxCommands } from './commands/sandbox-commands';
+import { callbackCommands } from './commands/callback-commands';
 import { serveCommand } from './commands/serve-command';
 import { signCommand } from './commands/sign-command';
 import { consoleTokenCommands } from './commands/console-token-command';
 import { describeError, parseCommandArgs, UsageError, type CommandDef, type CommandIo } from './command';
 
-export const COMMANDS: CommandDef[] = [serveCommand, ...adminCommands, ...moneyCommands, ...sandboxCommands, ...consoleTokenCommands, signCommand];
+export const COMMANDS: CommandDef[] = [serveCommand, ...adminCommands, ...moneyCommands, ...sandboxCommands, ...callbackCommands, ...consoleTokenCommands, signCommand];
 
 function helpText(): string {
   const lines = ['usage: merchant-console <command> [options]   (every command takes --data-dir DIR and --json)', '', 'commands:'];

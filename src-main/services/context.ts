@@ -7,6 +7,7 @@ import type { Database } from 'better-sqlite3';
 import type { SecretBox } from '../crypto/secret-box';
 import { createChannelRepository } from '../repositories/channel-repository';
 import { createLedgerRepository } from '../repositories/ledger-repository';
+import { createCallbackRepository } from '../repositories/callback-repository';
 import { createOrderLifecycleRepository } from '../repositories/order-lifecycle-repository';
 import { createMerchantRepository } from '../repositories/merchant-repository';
 import { createNonceRepository } from '../repositories/nonce-repository';
@@ -35,6 +36,7 @@ export function createRepositories(db: Database) {
     orderStats: createOrderStatsRepository(db),
     ledger: createLedgerRepository(db),
     lifecycle: createOrderLifecycleRepository(db),
+    callbacks: createCallbackRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

@@ -8,6 +8,7 @@ import { formatFen, parseSignedYuan } from '../../src-shared/money';
 import type { BalanceAdjustInput, BalanceAdjustView, BalanceView, OrderDetailView } from '../../src-shared/schemas/money';
 import type { OrderRow } from '../repositories/order-repository';
 import type { ServiceContext } from './context';
+import type { CallbackService } from './callback-service';
 import type { LedgerService } from './ledger-service';
 import type { OrderLifecycleService } from './order-lifecycle-service';
 import { payUrlOf } from './order-service';
@@ -15,6 +16,7 @@ import { payUrlOf } from './order-service';
 export interface OrderAdminDeps {
   ledger: LedgerService;
   lifecycle: OrderLifecycleService;
+  callbacks: CallbackService;
 }
 
 export function createOrderAdminService(ctx: ServiceContext, deps: OrderAdminDeps) {
@@ -65,7 +67,7 @@ export function createOrderAdminService(ctx: ServiceContext, deps: OrderAdminDep
       timeline: deps.lifecycle.timelineOf(o.id).map((t) => ({ from: t.from_status, to: t.to_status, source: t.source, reason: t.reason, time: t.createtime })),
       ledger: deps.ledger.transactionsOfOrder(o.id),
       scheduled: deps.lifecycle.jobsOf(o.id).map((j) => ({ kind: j.kind, due_at: j.due_at, attempts: j.attempts, last_error: j.last_error })),
-      callbacks: [],
+      callbacks: deps.callbacks.listForOrder(o.order_no),
     };
   }
 

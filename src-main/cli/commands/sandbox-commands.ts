@@ -5,7 +5,8 @@
  * the address recorded in service.json), exactly as the checkout page's
  * buttons do. When none runs, the CLI holds the data-dir lock for the moment,
  * hands the notification to the same verifying receiver in-process and runs
- * the order work that falls due (settlement with no delay, payouts).
+ * the work that falls due (settlement with no delay, payouts, and this
+ * order's callbacks).
  */
 import { statusLabel } from '../../../src-shared/order-state-machine';
 import type { OrderStatus } from '../../../src-shared/constants';
@@ -55,7 +56,8 @@ async function runSandboxAction(s: MerchantConsoleService, args: CommandArgs, ac
   }
   try {
     const r = s.services.sandbox.deliverInProcess(delivery);
-    await s.work.runDue();
+    // Stand in for the absent service: due order work, and this order's callbacks.
+    await s.work.runDue({ callbacksOfOrder: order.id });
     const after = s.ctx.repos.orders.findByNo(orderNo)!.status;
     return { ...base, changed: r.changed, status: r.status, delivered: 'in-process', listener_url: null, status_after_due_work: after };
   } finally {

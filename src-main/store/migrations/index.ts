@@ -8,6 +8,7 @@ import { migration0001Initial } from './0001-initial';
 import { migration0002Console } from './0002-console';
 import { migration0003LedgerLifecycle } from './0003-ledger-lifecycle';
 import { migration0004OrderCounts } from './0004-order-counts';
+import { migration0005Callbacks } from './0005-callbacks';
 
 export interface Migration {
   version: number;
@@ -15,6 +16,12 @@ export interface Migration {
   up(db: Database): void;
 }
 
-export const MIGRATIONS: readonly Migration[] = [migration0001Initial, migration0002Console, migration0003LedgerLifecycle, migration0004OrderCounts];
+export const MIGRATIONS: readonly Migration[] = [
+  migration0001Initial,
+  migration0002Console,
+  migration0003LedgerLifecycle,
+  migration0004OrderCounts,
+  migration0005Callbacks,
+];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -3,6 +3,8 @@ import type { BuyOrderView } from '../../../src-shared/schemas/merchant-api';
 import { CHECKOUT_CSP } from '../../../src-main/http/checkout-page';
 import { clientFor, manualClock, seedMerchant, testListener, testService } from '../../support/service-harness';
 import { expectLedgerConsistent } from '../../support/money';
+import { startReceiver } from '../../support/callback-receiver';
+import { verifySignature } from '../../../src-shared/client/sign';
 
 /** The forms of a page: what its buttons do (action resolved against the page URL, hidden fields). */
 function formsOf(html: string, pageUrl: string): { action: string; fields: Record<string, string>; label: string }[] {
@@ -37,8 +39,10 @@ async function setup() {
 }
 
 describe('sandbox checkout page', () => {
-  it('pays a buy order end to end over HTTP: page → Pay → signed channel notification → paid → settled', async () => {
-    const { service, listener, order, client } = await setup();
+  it('pays a buy order end to end over HTTP: page → Pay → signed channel notification → paid → settled → callbacks', async () => {
+    const { service, listener, order, client, m } = await setup();
+    const receiver = await startReceiver(() => ({ status: 200, body: 'success' }));
+    service.services.merchants.update({ id: m.id, callback_url: receiver.url });
     expect(order.pay_url).toMatch(new RegExp(`^${listener.url}/pay/[A-Za-z0-9_-]{32}$`));
 
     const page = await fetch(order.pay_url);
@@ -80,6 +84,14 @@ describe('sandbox checkout page', () => {
     expect(done).toContain('Paid. This order is complete.');
     expect(formsOf(done, order.pay_url)).toEqual([]);
     expect((await client.orderQueryDetail(order.order_no)).body.data).toMatchObject({ status: 'completed' });
+
+    // The merchant was told, in order, with signed callbacks.
+    expect(receiver.received.map((r) => r.fields.status)).toEqual(['paid', 'completed']);
+    for (const r of receiver.received) {
+      expect(r.fields).toMatchObject({ order_no: order.order_no, cny_amount: '100.50', merchant_actual_amount: String(order.merchant_actual_amount) });
+      expect(verifySignature(r.fields, r.fields.signature!, m.apiSecret, 'hmac-sha256')).toBe(true);
+    }
+    expect(service.services.callbacks.listForOrder(order.order_no).map((d) => d.state)).toEqual(['delivered', 'delivered']);
 
     // Pressing Pay again changes nothing: the page just says how it stands.
     const again = await press(forms[0]!);
