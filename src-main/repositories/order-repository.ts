@@ -46,11 +46,26 @@ export interface OrderListFilter {
   orderNoExact?: string | undefined;
   /** Keyset pagination (console export): only rows after this one in list order. */
   before?: { createtime: number; id: number } | undefined;
+  /** How a prefix search finds its page; see orderNoPlanFor. Chosen from the match count when absent. */
+  orderNoPlan?: OrderNoPlan | undefined;
   offset: number;
   limit: number;
 }
 
 const DAY_SECONDS = 86_400;
+
+/**
+ * A prefix search either takes the matching range of (merchant_id, order_no)
+ * and sorts it ('range': cost grows with the matches), or walks the
+ * merchant's orders newest first and keeps the matches ('walk': cost grows
+ * with rows per match). Few matches: range; many (a prefix like "B"): walk.
+ */
+export type OrderNoPlan = 'range' | 'walk';
+export const ORDER_NO_WALK_THRESHOLD = 2000;
+
+export function orderNoPlanFor(matches: number): OrderNoPlan {
+  return matches > ORDER_NO_WALK_THRESHOLD ? 'walk' : 'range';
+}
 
 const ORDER_COLUMNS = [
   'order_no', 'merchant_id', 'channel_id', 'order_type', 'status', 'pay_method', 'cny_amount', 'service_rate',
@@ -89,28 +104,34 @@ export function createOrderRepository(db: Database) {
       f.orderNoPrefix !== undefined,
       f.orderNoExact !== undefined,
       f.before !== undefined,
+      f.orderNoPlan === 'walk',
     ]
       .map((b) => (b ? '1' : '0'))
       .join('');
     let s = listStatements.get(key);
     if (!s) {
       const byOrderNo = f.orderNoPrefix !== undefined || f.orderNoExact !== undefined;
-      // An order-number search is a range on (merchant_id, order_no) (migration
-      // 0002), whatever else is filtered: the planner would otherwise prefer
-      // the index that avoids the sort and walk all the merchant's orders.
-      const from = byOrderNo ? 'orders INDEXED BY orders_m_no' : 'orders';
+      const walk = f.orderNoPrefix !== undefined && f.orderNoPlan === 'walk';
+      // An order-number search counts on (merchant_id, order_no) (migration
+      // 0002) and, unless it walks, pages on it too: the planner would
+      // otherwise prefer the index that avoids the sort and walk all the
+      // merchant's orders even for a narrow prefix.
+      const counted = byOrderNo ? 'orders INDEXED BY orders_m_no' : 'orders';
+      const paged = byOrderNo && !walk ? counted : 'orders';
       const where = ['merchant_id = @merchantId'];
       if (f.orderType !== undefined) where.push('order_type = @orderType');
       if (f.status !== undefined) where.push('status = @status');
       if (f.startTime !== undefined) where.push('createtime >= @startTime');
       if (f.endTime !== undefined) where.push('createtime <= @endTime');
-      if (f.orderNoPrefix !== undefined) where.push("order_no >= @orderNoPrefix AND order_no < @orderNoPrefix || '~'");
       if (f.orderNoExact !== undefined) where.push('order_no = @orderNoExact');
-      const clause = where.join(' AND ');
-      const pageClause = f.before !== undefined ? `${clause} AND (createtime, id) < (@beforeTime, @beforeId)` : clause;
+      const prefixTerm = (col: string) => `${col} >= @orderNoPrefix AND ${col} < @orderNoPrefix || '~'`;
+      const clause = [...where, ...(f.orderNoPrefix !== undefined ? [prefixTerm('order_no')] : [])].join(' AND ');
+      // Walking: unary + keeps the order_no term off every index, so a time index serves the sort.
+      const walkClause = [...where, ...(f.orderNoPrefix !== undefined ? [prefixTerm(walk ? '+order_no' : 'order_no')] : [])].join(' AND ');
+      const pageClause = f.before !== undefined ? `${walkClause} AND (createtime, id) < (@beforeTime, @beforeId)` : walkClause;
       s = {
-        page: db.prepare(`SELECT * FROM ${from} WHERE ${pageClause} ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`),
-        count: db.prepare(`SELECT count(*) AS n FROM ${from} WHERE ${clause}`),
+        page: db.prepare(`SELECT * FROM ${paged} WHERE ${pageClause} ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`),
+        count: db.prepare(`SELECT count(*) AS n FROM ${counted} WHERE ${clause}`),
       };
       listStatements.set(key, s);
     }
@@ -183,9 +204,11 @@ export function createOrderRepository(db: Database) {
 
   /** count(*) and OFFSET over the filter's index: any filter, including order-number search and keyset pages. */
   function naivePage(f: OrderListFilter): { rows: OrderRow[]; total: number } {
-    const s = statementsFor(f);
     const params = bind(f);
-    return { rows: s.page.all(params), total: s.count.get(params)!.n };
+    const total = statementsFor(f).count.get(params)!.n;
+    // A prefix search pages by the plan its match count calls for (orderNoPlanFor).
+    const planned = f.orderNoPrefix !== undefined && f.orderNoPlan === undefined ? { ...f, orderNoPlan: orderNoPlanFor(total) } : f;
+    return { rows: f.limit === 0 ? [] : statementsFor(planned).page.all(params), total };
   }
 
   /**

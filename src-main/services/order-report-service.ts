@@ -21,7 +21,7 @@ import type {
 } from '../../src-shared/schemas/console';
 import { DASHBOARD_DAYS } from '../../src-shared/schemas/console';
 import type { ChannelRow } from '../repositories/channel-repository';
-import type { OrderListFilter, OrderRow } from '../repositories/order-repository';
+import { orderNoPlanFor, type OrderListFilter, type OrderRow } from '../repositories/order-repository';
 import { REPORT_UTC_OFFSET_SECONDS, type DayBucketRow } from '../repositories/order-stats-repository';
 import { effectiveFees, payMethodsOf, toPayChannelView } from './channel-service';
 import type { ServiceContext } from './context';
@@ -241,7 +241,13 @@ export function createOrderReportService(ctx: ServiceContext, deps: OrderReportD
       const filter = listFilter(merchantId, q);
       const total = cursor ? cursor.total : repos.orders.list({ ...filter, offset: 0, limit: 0 }).total;
       // One row more than asked tells whether another chunk follows.
-      const rows = repos.orders.page({ ...filter, before: cursor && { createtime: cursor.t, id: cursor.i }, offset: 0, limit: q.chunk_size + 1 });
+      const rows = repos.orders.page({
+        ...filter,
+        before: cursor && { createtime: cursor.t, id: cursor.i },
+        orderNoPlan: orderNoPlanFor(total),
+        offset: 0,
+        limit: q.chunk_size + 1,
+      });
       const more = rows.length > q.chunk_size;
       const chunk = more ? rows.slice(0, q.chunk_size) : rows;
       const exported = (cursor?.n ?? 0) + chunk.length;
@@ -255,14 +261,24 @@ export function createOrderReportService(ctx: ServiceContext, deps: OrderReportD
       };
     },
 
-    /** Today's and the last 30 days' counts and sums, and the daily series, in one grouped query. */
-    dashboard(merchantId: number): DashboardStatsView {
+    /**
+     * Today's and the last 30 days' counts and sums, and the daily series:
+     * one grouped range scan of the time index per day, yielding to the event
+     * loop between days so a busy merchant's dashboard never stalls the API
+     * for longer than one day's scan (better-sqlite3 is synchronous).
+     */
+    async dashboard(merchantId: number): Promise<DashboardStatsView> {
       const now = clock.now();
       const todayStart = reportDayStart(now);
       const from = todayStart - (DASHBOARD_DAYS - 1) * 86400;
-      const buckets = repos.orderStats.dayBuckets(merchantId, from, todayStart + 86400);
       const today = dayIndex(now);
       const firstDay = today - (DASHBOARD_DAYS - 1);
+      const buckets: DayBucketRow[] = [];
+      for (let d = firstDay; d <= today; d++) {
+        const start = from + (d - firstDay) * 86400;
+        buckets.push(...repos.orderStats.dayBuckets(merchantId, start, start + 86400));
+        if (d < today) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
       const daily: DailyVolumePoint[] = [];
       for (let d = firstDay; d <= today; d++) {
         daily.push({
