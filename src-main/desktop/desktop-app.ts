@@ -14,6 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, safeStorage, session, shell } from 'electron';
+import { startBackgroundWork, type BackgroundWorkOptions } from '../background/background-work';
 import { createConsoleHandlers } from '../console-api/console-handlers';
 import type { ListenerSettings } from '../../src-shared/schemas/console';
 import { openService, type MerchantConsoleService } from '../service';
@@ -43,20 +44,11 @@ export interface DesktopOptions {
   listenerSettings?(service: MerchantConsoleService): ListenerSettings;
   /** Quit gracefully on SIGINT/SIGTERM (when started from a terminal); default true. */
   handleSignals?: boolean;
-  /** Background jobs (nonce purge, …) started with the service; returns their stop. */
-  startBackgroundWork?(service: MerchantConsoleService): () => void | Promise<void>;
+  /** Expiry, payouts, settlement, housekeeping; default: the service's own background work (as in `serve`). */
+  startBackgroundWork?(service: MerchantConsoleService, options: BackgroundWorkOptions): { stop(): Promise<void> | void };
 }
 
 export type DesktopState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed' | 'secondary';
-
-const NONCE_PURGE_INTERVAL_MS = 60_000;
-
-/** What `serve` runs besides the listener; replaced by the service's own background entry when it exists. */
-function defaultBackgroundWork(service: MerchantConsoleService): () => void {
-  const purge = setInterval(() => service.services.requestAuth.purgeExpiredNonces(), NONCE_PURGE_INTERVAL_MS);
-  purge.unref();
-  return () => clearInterval(purge);
-}
 
 const consoleLog: DesktopLog = {
   info: (l) => console.log(`[merchant-console] ${l}`),
@@ -185,8 +177,6 @@ export function runDesktop(options: DesktopOptions) {
     log.info(key.note);
     service = openService({ dataDir, masterKeyStore: key.store, nativeBinding });
     const opened = service;
-    stopBackground = (options.startBackgroundWork ?? defaultBackgroundWork)(opened);
-
     listener = createListenerControl(opened, {
       settings: () => (options.listenerSettings ? options.listenerSettings(opened) : opened.services.settings.listener()),
     });
@@ -194,6 +184,11 @@ export function runDesktop(options: DesktopOptions) {
     if (listening.error) log.warn(`listener not started: ${listening.error}`);
     else if (listening.url) log.info(`merchant API listening on ${listening.url}`);
     lock.describe({ url: listening.url });
+    // After the listener is up, like serve: catches up on whatever fell due while the app was closed.
+    const background = (options.startBackgroundWork ?? startBackgroundWork)(opened, {
+      onError: (err) => log.warn(`background work: ${(err as Error).message}`),
+    });
+    stopBackground = () => background.stop();
 
     const control = listener;
     const handlers = createConsoleHandlers(opened, {

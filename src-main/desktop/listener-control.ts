@@ -58,6 +58,9 @@ export function createListenerControl(service: MerchantConsoleService, options: 
         port: settings.port,
         basePath: settings.base_path,
         logger: options.logger ?? false,
+        // The desktop's console is its window (IPC). The browser console (/console/, /console-api/) stays a
+        // `serve` feature: the desktop has no terminal to hand out login links, so it would be surface for nothing.
+        console: false,
       });
       state = { url: running.url, inUse: { ...settings }, error: null };
     } catch (err) {

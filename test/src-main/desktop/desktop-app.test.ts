@@ -27,7 +27,9 @@ const quietLog = () => {
   return { lines, info: (l: string) => lines.push(`info ${l}`), warn: (l: string) => lines.push(`warn ${l}`), error: (l: string) => lines.push(`error ${l}`) };
 };
 
-function start(opts: { dataDir?: string; port?: number; enabled?: boolean; ready?: boolean; storedSettings?: boolean } = {}) {
+type BackgroundStarter = NonNullable<Parameters<typeof runDesktop>[0]['startBackgroundWork']>;
+
+function start(opts: { dataDir?: string; port?: number; enabled?: boolean; ready?: boolean; storedSettings?: boolean; background?: BackgroundStarter } = {}) {
   const dataDir = opts.dataDir ?? tempDir('mc-desktop-');
   const rendererDir = tempDir('mc-renderer-');
   fs.writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html>');
@@ -38,6 +40,7 @@ function start(opts: { dataDir?: string; port?: number; enabled?: boolean; ready
     env: { MERCHANT_CONSOLE_DATA_DIR: dataDir },
     log,
     handleSignals: false,
+    ...(opts.background ? { startBackgroundWork: opts.background } : {}),
     listenerSettings: opts.storedSettings
       ? undefined
       : () => ({ enabled: opts.enabled ?? true, host: '127.0.0.1', port: opts.port ?? 0, base_path: DEFAULT_BASE_PATH }),
@@ -105,6 +108,8 @@ describe('desktop app lifecycle (electron mocked, real service)', () => {
     expect(listener.url).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+$/);
     const res = await fetch(`${listener.url}${DEFAULT_BASE_PATH}/merchant/orderQueryList`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(401);
+    // The browser console stays a `serve` feature; the desktop's console is its window.
+    expect((await fetch(`${listener.url}/console/`)).status).toBe(404);
     // serve's "already running" message names the desktop's URL.
     expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'service.json'), 'utf8'))).toMatchObject({ url: listener.url });
 
@@ -125,8 +130,20 @@ describe('desktop app lifecycle (electron mocked, real service)', () => {
     expect(win.show).toHaveBeenCalled();
   });
 
-  it('quit drains the listener (an in-flight request is answered), then closes the database and releases the lock', async () => {
-    const { desktop, dataDir } = start();
+  it('quit drains the listener (an in-flight request is answered), stops background work, then closes the database and releases the lock', async () => {
+    const order: string[] = [];
+    let desktopRef: Desktop | null = null;
+    const { desktop, dataDir } = start({
+      background: (service) => {
+        order.push(`background started, listener ${desktopRef?.listener()?.url ? 'up' : 'down'}`);
+        return {
+          stop: async () => {
+            order.push(`background stopped, listener ${desktopRef?.listener()?.url ? 'up' : 'down'}, db ${service.db.open ? 'open' : 'closed'}`);
+          },
+        };
+      },
+    });
+    desktopRef = desktop;
     await desktop.ready;
     const service = desktop.service() as MerchantConsoleService;
     const url = new URL(desktop.listener()!.url!);
@@ -158,6 +175,7 @@ describe('desktop app lifecycle (electron mocked, real service)', () => {
     await until(() => desktop.state() === 'stopped', 'stopped');
     expect(service.db.open).toBe(false);
     await expect(fetch(url)).rejects.toThrow();
+    expect(order).toEqual(['background started, listener up', 'background stopped, listener down, db open']);
     // Electron was let go only after the shutdown: will-quit prevented once, then quit again.
     expect(fake.app.quit).toHaveBeenCalledTimes(2);
     const lock = acquireDataDirLock(dataDir);
