@@ -29,7 +29,7 @@ describe('preload', () => {
     expect(Object.isFrozen(api)).toBe(true);
     // Nothing of Electron rides along.
     expect(Object.values(api)).not.toContain(fake.ipcRenderer.invoke);
-    expect(JSON.stringify(Object.keys(api))).not.toMatch(/ipc|electron|invoke|send|on\b/i);
+    for (const fn of Object.values(api)) expect(Object.keys(fn)).toEqual([]);
   });
 
   it('each call is one ipcRenderer.invoke on the method channel with the single request', async () => {
