@@ -6,7 +6,7 @@
  *
  *   npm run bench -- [--duration 10] [--connections 50] [--only name,name] [--quick]
  *                    [--orders 1000000] [--merchants 20] [--days 90] [--seed 1]
- *                    [--data-root .data/bench]
+ *                    [--data-root .data/bench] [--profile DIR]
  *
  * The seeded database is built once per (orders, merchants, days, seed) as
  * a template and copied for every run. serve runs from the prebuilt bundle
@@ -42,6 +42,8 @@ const { values: opts } = parseArgs({
     quick: { type: 'boolean', default: false },
     'data-root': { type: 'string' },
     'base-path': { type: 'string', default: '/addons/paychannel' },
+    /** Write a V8 CPU profile of every serve child into this dir. */
+    profile: { type: 'string' },
   },
 });
 if (opts.quick) {
@@ -245,6 +247,7 @@ interface ScenarioResult extends Partial<LoadResult> {
 async function startServe(runDir: string, env: NodeJS.ProcessEnv = {}): Promise<RunningChild> {
   return startListeningChild(
     [
+      ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.profile)}`] : []),
       path.join(root, 'bin', 'merchant-console.mjs'),
       'serve',
       '--data-dir',
@@ -259,7 +262,13 @@ async function startServe(runDir: string, env: NodeJS.ProcessEnv = {}): Promise<
       '--rate-limit-address',
       'off',
     ],
-    { env: { MERCHANT_CONSOLE_LOG_LEVEL: 'warn', ...env }, cwd: root },
+    {
+      env: {
+        MERCHANT_CONSOLE_LOG_LEVEL: 'warn',
+        ...env,
+      },
+      cwd: root,
+    },
   );
 }
 

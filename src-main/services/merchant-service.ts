@@ -29,6 +29,7 @@ export function toMerchantView(row: MerchantRow): MerchantView {
 
 export function createMerchantService(ctx: ServiceContext) {
   const { repos, secretBox, clock, db } = ctx;
+  const openedSecrets = new Map<string, string>();
 
   function require(id: number): MerchantRow {
     const row = repos.merchants.findById(id);
@@ -84,9 +85,20 @@ export function createMerchantService(ctx: ServiceContext) {
       return { ...toMerchantView(require(id)), api_secret: apiSecret };
     },
 
-    /** For signing outgoing callbacks and verifying requests; never returned to a client. */
+    /**
+     * For signing outgoing callbacks and verifying requests; never returned to
+     * a client. Decrypted once per sealed value (AES-GCM on every request was
+     * a tenth of a signed request's time): a rotation seals a new value, so
+     * the cache can never hand out a replaced secret.
+     */
     secretOf(row: MerchantRow): string {
-      return secretBox.open(row.api_secret_enc);
+      let plain = openedSecrets.get(row.api_secret_enc);
+      if (plain === undefined) {
+        plain = secretBox.open(row.api_secret_enc);
+        if (openedSecrets.size >= 10_000) openedSecrets.clear();
+        openedSecrets.set(row.api_secret_enc, plain);
+      }
+      return plain;
     },
 
     require,

@@ -14,7 +14,7 @@ import type {
   OrderView,
   SellOrderView,
 } from '../../src-shared/schemas/merchant-api';
-import type { NewOrderRow, OrderRow } from '../repositories/order-repository';
+import type { NewOrderRow, OrderRow, OrderSummaryRow } from '../repositories/order-repository';
 import type { PaymentMethodRow } from '../repositories/payment-method-repository';
 import type { ChannelService } from './channel-service';
 import type { ServiceContext } from './context';
@@ -52,7 +52,7 @@ export function newPayToken(): string {
   return randomBytes(24).toString('base64url');
 }
 
-export function toOrderView(row: OrderRow): OrderView {
+export function toOrderView(row: OrderSummaryRow): OrderView {
   return {
     order_no: row.order_no,
     order_type: row.order_type,
@@ -269,7 +269,7 @@ export function createOrderService(ctx: ServiceContext, deps: OrderServiceDeps) 
     },
 
     list(merchantId: number, q: Omit<OrderQueryListInput, 'api_key' | 'timestamp' | 'nonce' | 'signature'>): OrderListView {
-      const { rows, total } = repos.orders.list({
+      const { rows, total } = repos.orders.listSummaries({
         merchantId,
         status: q.status,
         orderType: q.order_type,

@@ -23,6 +23,11 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   });
   try {
     db.pragma('busy_timeout = 5000');
+    // 32 MiB of page cache instead of SQLite's 2 MiB: the hot end of the order
+    // indexes and recent rows of every merchant stay in memory, where a list
+    // request otherwise rereads them from the OS (docs/benchmarks.md). Grows
+    // only as pages are read; idle memory is unchanged.
+    db.pragma('cache_size = -32768');
     if (!options.readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ORDER_STATUSES, type OrderStatus } from '../../../src-shared/constants';
-import type { NewOrderRow, OrderListFilter } from '../../../src-main/repositories/order-repository';
+import { createOrderRepository, type NewOrderRow, type OrderListFilter } from '../../../src-main/repositories/order-repository';
 import { openDatabase, type Database } from '../../../src-main/store/database';
 import { seedMerchant, testService } from '../../support/service-harness';
 import { tempDir } from '../../support/temp-dir';
@@ -91,7 +91,9 @@ describe('orderQueryList with maintained counters', () => {
     const service = testService();
     const merchants = [seedMerchant(service, 'A'), seedMerchant(service, 'B')];
     const { db } = service;
-    const orders = service.ctx.repos.orders;
+    // Seek by day counts from the first row on, so small data exercises that path too.
+    const orders = createOrderRepository(db, { seekFromOffset: 0 });
+    const defaults = service.ctx.repos.orders;
     const setStatus = db.prepare('UPDATE orders SET status = ?, updatetime = updatetime + 1 WHERE id = ?');
     const remove = db.prepare('DELETE FROM orders WHERE id = ?');
     let serial = 0;
@@ -123,6 +125,12 @@ describe('orderQueryList with maintained counters', () => {
           const naive = orders.listNaive(filter);
           expect(fast.total).toBe(naive.total);
           expect(fast.rows.map((r) => r.id)).toEqual(naive.rows.map((r) => r.id));
+          expect(defaults.list(filter).rows.map((r) => r.id)).toEqual(naive.rows.map((r) => r.id));
+          const summaries = orders.listSummaries(filter);
+          expect(summaries.total).toBe(naive.total);
+          expect(summaries.rows).toEqual(naive.rows.map((r) => ({ id: r.id, order_no: r.order_no, order_type: r.order_type, cny_amount: r.cny_amount,
+            merchant_actual_amount: r.merchant_actual_amount, service_rate: r.service_rate, service_amount: r.service_amount, status: r.status,
+            createtime: r.createtime, updatetime: r.updatetime })));
         }
         // The counters themselves equal a fresh GROUP BY.
         expect(countersOf(db)).toEqual(groupedCounts(db));

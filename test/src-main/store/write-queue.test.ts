@@ -80,4 +80,24 @@ describe('write queue (group commit)', () => {
     expect(db.inTransaction).toBe(false);
     db.close();
   });
+
+  it('commits a batch of only non-durable jobs with synchronous=NORMAL, any other batch with FULL, and is back at FULL after', async () => {
+    const { db, queue, insert, count } = setup();
+    const level = () => db.pragma('synchronous', { simple: true }) as number; // 1 NORMAL, 2 FULL
+    expect(level()).toBe(2);
+    const relaxed = await Promise.all([1, 2].map((v) => queue.run(() => (insert.run(v), level()), { durable: false })));
+    expect(relaxed).toEqual([1, 1]);
+    expect(level()).toBe(2);
+    const mixed = await Promise.all([
+      queue.run(() => (insert.run(3), level()), { durable: false }),
+      queue.run(() => (insert.run(4), level())),
+    ]);
+    expect(mixed).toEqual([2, 2]);
+    // A failed relaxed batch also leaves the connection durable.
+    await expect(queue.run(() => insert.run(1), { durable: false })).rejects.toThrow(/UNIQUE/);
+    expect(level()).toBe(2);
+    expect(count()).toBe(4);
+    expect(queue.stats.normalCommits).toBe(2);
+    db.close();
+  });
 });
