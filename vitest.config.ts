@@ -1,3 +1,4 @@
+import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -10,6 +11,17 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 20_000,
           hookTimeout: 30_000,
+        },
+      },
+      {
+        // Console UI: components, composables, form rules, region cache (happy-dom, fake-indexeddb).
+        plugins: [vue()],
+        define: { __VUE_I18N_FULL_INSTALL__: 'true', __VUE_I18N_LEGACY_API__: 'false', __INTLIFY_PROD_DEVTOOLS__: 'false' },
+        test: {
+          name: 'renderer',
+          include: ['test/src-renderer/**/*.test.ts'],
+          environment: 'happy-dom',
+          testTimeout: 20_000,
         },
       },
     ],

@@ -1,0 +1,157 @@
+/**
+ * One composable behind every server-paged NDataTable (orders, channels):
+ * draft filters vs. applied filters, remote pagination, loading, the last
+ * error, and protection against out-of-order answers (only the newest
+ * request may update the table).
+ */
+import { computed, reactive, ref, shallowRef, toRaw, type Ref, type ShallowRef, type UnwrapRef } from 'vue';
+
+export interface RemoteQuery<F> {
+  page: number;
+  limit: number;
+  filters: F;
+}
+
+export interface RemotePage<Row> {
+  list: Row[];
+  total: number;
+}
+
+export interface RemoteTableOptions<Row, F extends object> {
+  fetch: (query: RemoteQuery<F>) => Promise<RemotePage<Row>>;
+  /** Fresh default filters (called for the initial state and by reset()). */
+  filters: () => F;
+  rowKey: (row: Row) => string | number;
+  pageSize?: number;
+  pageSizes?: number[];
+  /** Load as soon as the composable is created (default true). */
+  immediate?: boolean;
+}
+
+export interface RemotePagination {
+  page: number;
+  pageSize: number;
+  itemCount: number;
+  pageSizes: number[];
+  showSizePicker: boolean;
+  showQuickJumper: boolean;
+}
+
+export interface RemoteTable<Row, F extends object> {
+  rows: ShallowRef<Row[]>;
+  total: Ref<number>;
+  loading: Ref<boolean>;
+  error: ShallowRef<Error | null>;
+  /** What the filter form edits; applied by search(). */
+  filters: UnwrapRef<F>;
+  /** What the rows on screen were fetched with (export uses this). */
+  appliedFilters: ShallowRef<F>;
+  pagination: RemotePagination;
+  /** v-bind on NDataTable. */
+  tableProps: Ref<{
+    remote: true;
+    data: Row[];
+    loading: boolean;
+    pagination: RemotePagination;
+    rowKey: (row: Row) => string | number;
+    'onUpdate:page': (page: number) => void;
+    'onUpdate:pageSize': (size: number) => void;
+  }>;
+  /** Applies the draft filters and goes back to page 1. */
+  search(): Promise<void>;
+  /** Restores default filters and searches. */
+  reset(): Promise<void>;
+  /** Fetches the current page again with the applied filters. */
+  reload(): Promise<void>;
+  setPage(page: number): Promise<void>;
+  setPageSize(size: number): Promise<void>;
+}
+
+function copyFilters<F extends object>(value: F): F {
+  // Filters hold plain values and arrays (date ranges); a structured clone keeps them apart from the draft.
+  return structuredClone(toRaw(value));
+}
+
+export function useRemoteTable<Row, F extends object>(options: RemoteTableOptions<Row, F>): RemoteTable<Row, F> {
+  const rows = shallowRef<Row[]>([]);
+  const total = ref(0);
+  const loading = ref(false);
+  const error = shallowRef<Error | null>(null);
+  const filters = reactive(options.filters()) as UnwrapRef<F>;
+  const appliedFilters = shallowRef(options.filters()) as ShallowRef<F>;
+  const pageSizes = options.pageSizes ?? [10, 20, 50, 100];
+  const pagination = reactive<RemotePagination>({
+    page: 1,
+    pageSize: options.pageSize ?? 20,
+    itemCount: 0,
+    pageSizes,
+    showSizePicker: true,
+    showQuickJumper: true,
+  });
+
+  let latest = 0;
+
+  async function load(): Promise<void> {
+    const ticket = ++latest;
+    loading.value = true;
+    error.value = null;
+    try {
+      const result = await options.fetch({ page: pagination.page, limit: pagination.pageSize, filters: appliedFilters.value });
+      if (ticket !== latest) return;
+      const lastPage = Math.max(1, Math.ceil(result.total / pagination.pageSize));
+      if (result.list.length === 0 && result.total > 0 && pagination.page > lastPage) {
+        // The list shrank under us (filters elsewhere, deletions): show the last page that exists.
+        pagination.page = lastPage;
+        return load();
+      }
+      rows.value = result.list;
+      total.value = result.total;
+      pagination.itemCount = result.total;
+    } catch (err) {
+      if (ticket !== latest) return;
+      error.value = err instanceof Error ? err : new Error(String(err));
+    } finally {
+      if (ticket === latest) loading.value = false;
+    }
+  }
+
+  async function search(): Promise<void> {
+    appliedFilters.value = copyFilters(filters as F);
+    pagination.page = 1;
+    await load();
+  }
+
+  async function reset(): Promise<void> {
+    const fresh = options.filters();
+    for (const key of Object.keys(filters as object)) {
+      if (!(key in fresh)) delete (filters as Record<string, unknown>)[key];
+    }
+    Object.assign(filters as object, fresh);
+    await search();
+  }
+
+  async function setPage(page: number): Promise<void> {
+    pagination.page = page;
+    await load();
+  }
+
+  async function setPageSize(size: number): Promise<void> {
+    pagination.pageSize = size;
+    pagination.page = 1;
+    await load();
+  }
+
+  const tableProps = computed(() => ({
+    remote: true as const,
+    data: rows.value,
+    loading: loading.value,
+    pagination,
+    rowKey: options.rowKey,
+    'onUpdate:page': (page: number) => void setPage(page),
+    'onUpdate:pageSize': (size: number) => void setPageSize(size),
+  }));
+
+  if (options.immediate !== false) void load();
+
+  return { rows, total, loading, error, filters, appliedFilters, pagination, tableProps, search, reset, reload: load, setPage, setPageSize };
+}

@@ -1,0 +1,42 @@
+/**
+ * Vite config of the console UI. One bundle, two consumers: `npm run
+ * build:console` (browser console served by `serve` at /console/, output
+ * out/console) and the renderer section of electron.vite.config.ts (desktop,
+ * output out/renderer). Relative base so the same files work under /console/
+ * and the desktop's app:// protocol.
+ */
+import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import vue from '@vitejs/plugin-vue';
+import { defineConfig, type UserConfig } from 'vite';
+
+const rendererRoot = fileURLToPath(new URL('.', import.meta.url));
+const repoRoot = resolve(rendererRoot, '..');
+
+export const CONSOLE_OUT_DIR = resolve(repoRoot, 'out/console');
+
+export function rendererViteConfig(outDir: string = CONSOLE_OUT_DIR): UserConfig {
+  return {
+    root: rendererRoot,
+    base: './',
+    plugins: [vue()],
+    define: {
+      // vue-i18n: composition API only, no devtools hooks in production.
+      __VUE_I18N_FULL_INSTALL__: 'true',
+      __VUE_I18N_LEGACY_API__: 'false',
+      __INTLIFY_PROD_DEVTOOLS__: 'false',
+      __VUE_PROD_DEVTOOLS__: 'false',
+      __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false',
+    },
+    server: { fs: { allow: [repoRoot] } },
+    build: {
+      outDir,
+      emptyOutDir: true,
+      target: 'es2022',
+      chunkSizeWarningLimit: 1500,
+      rollupOptions: { input: resolve(rendererRoot, 'index.html') },
+    },
+  };
+}
+
+export default defineConfig(rendererViteConfig());

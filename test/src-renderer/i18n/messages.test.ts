@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { appMessages, createAppI18n, SUPPORTED_LOCALES } from '../../../src-renderer/i18n';
+import { labelsFor } from '../../../src-renderer/i18n/labels';
+import { ORDER_STATUSES, PAY_METHODS, CHANNEL_CATEGORIES } from '../../../src-shared/constants';
+
+function leaves(obj: unknown, prefix = ''): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
+    if (typeof v === 'string') out[prefix + k] = v;
+    else Object.assign(out, leaves(v, `${prefix}${k}.`));
+  }
+  return out;
+}
+
+describe('UI messages', () => {
+  const zh = leaves(appMessages['zh-CN']);
+  const en = leaves(appMessages['en-US']);
+
+  it('has the same keys in every locale and no empty message', () => {
+    expect(Object.keys(en).sort()).toEqual(Object.keys(zh).sort());
+    for (const [key, text] of [...Object.entries(zh), ...Object.entries(en)]) expect(text.trim(), key).not.toBe('');
+  });
+
+  it('uses the same placeholders in both languages', () => {
+    const names = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+    for (const key of Object.keys(zh)) expect(names(en[key]!), key).toEqual(names(zh[key]!));
+  });
+
+  it.each(SUPPORTED_LOCALES)('renders every %s message through vue-i18n without leftovers', (locale) => {
+    const i18n = createAppI18n(locale);
+    const t = i18n.global.t as (key: string, params?: Record<string, unknown>) => string;
+    for (const [key, raw] of Object.entries(locale === 'zh-CN' ? zh : en)) {
+      const params = Object.fromEntries([...raw.matchAll(/\{(\w+)\}/g)].map((m) => [m[1]!, `<${m[1]}>`]));
+      const text = t(key, params);
+      expect(text, key).not.toBe(key);
+      expect(text, key).not.toMatch(/\{\w+\}/);
+    }
+  });
+
+  it('labels every enum value, in both languages', () => {
+    for (const locale of SUPPORTED_LOCALES) {
+      const i18n = createAppI18n(locale);
+      const labels = labelsFor((key, params) => (params ? i18n.global.t(key, params) : i18n.global.t(key)));
+      for (const s of ORDER_STATUSES) expect(labels.orderStatus(s)).not.toContain('enums.');
+      for (const m of PAY_METHODS) expect(labels.payMethod(m)).not.toContain('enums.');
+      for (const c of CHANNEL_CATEGORIES) expect(labels.category(c)).not.toContain('enums.');
+      expect(labels.orderStatus('pending', 1)).not.toBe(labels.orderStatus('pending', 2));
+    }
+    const en = createAppI18n('en-US');
+    const labels = labelsFor((key, params) => (params ? en.global.t(key, params) : en.global.t(key)));
+    expect(labels.payMethods('wxpay,alipay')).toBe('WeChat Pay, Alipay');
+    expect(labels.payMethod('paypal')).toBe('paypal');
+  });
+});

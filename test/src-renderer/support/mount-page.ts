@@ -1,0 +1,61 @@
+/**
+ * Mounts a console page (or any component) the way the app does: Pinia,
+ * typed i18n, a memory-history router, the console API over a fake bridge,
+ * and Naive UI's message/dialog providers around it.
+ */
+import { defineComponent, h, type Component } from 'vue';
+import { flushPromises, mount, type VueWrapper } from '@vue/test-utils';
+import { createPinia } from 'pinia';
+import { createMemoryHistory, createRouter } from 'vue-router';
+import { NDialogProvider, NMessageProvider } from 'naive-ui';
+import { CONSOLE_API_KEY, createConsoleApiHandle } from '../../../src-renderer/api/console-api';
+import { createAppI18n, type AppLocale } from '../../../src-renderer/i18n';
+import { routes } from '../../../src-renderer/router';
+import { useMerchantStore } from '../../../src-renderer/stores/merchant-store';
+import type { ConsoleBridge } from '../../../src-shared/console-api/client';
+
+export interface MountOptions {
+  bridge: ConsoleBridge;
+  locale?: AppLocale;
+  merchantId?: number;
+  props?: Record<string, unknown>;
+  path?: string;
+}
+
+export async function mountPage(component: Component, options: MountOptions): Promise<VueWrapper> {
+  const pinia = createPinia();
+  const router = createRouter({ history: createMemoryHistory(), routes });
+  await router.push(options.path ?? '/');
+  const Host = defineComponent({
+    setup() {
+      const merchants = useMerchantStore();
+      if (options.merchantId !== undefined) {
+        merchants.currentId = options.merchantId;
+      }
+      return () => h(NMessageProvider, null, () => h(NDialogProvider, null, () => h(component, options.props ?? {})));
+    },
+  });
+  const wrapper = mount(Host, {
+    attachTo: document.body,
+    global: {
+      plugins: [pinia, createAppI18n(options.locale ?? 'en-US'), router],
+      provide: { [CONSOLE_API_KEY as symbol]: createConsoleApiHandle(options.bridge) },
+    },
+  });
+  await flushPromises();
+  return wrapper;
+}
+
+/** Types into a Naive UI input found by data-test (native input events, as a user would). */
+export async function typeInto(wrapper: VueWrapper, dataTest: string, text: string): Promise<void> {
+  const input = wrapper.find(`[data-test="${dataTest}"] input`);
+  if (!input.exists()) throw new Error(`no input under [data-test="${dataTest}"]`);
+  await input.setValue(text);
+  await input.trigger('blur');
+  await flushPromises();
+}
+
+/** Visible form feedback texts (inline errors) in document order. */
+export function feedbackTexts(wrapper: VueWrapper): string[] {
+  return wrapper.findAll('.n-form-item-feedback__line').map((n) => n.text()).filter((s) => s.length > 0);
+}
