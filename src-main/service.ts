@@ -28,6 +28,7 @@ import { createSandboxService } from './services/sandbox-service';
 import { createServiceWork } from './background/service-work';
 import type { CallbackDispatcherOptions } from './background/callback-dispatcher';
 import { createCallbackService } from './services/callback-service';
+import { createIdempotencyService } from './services/idempotency-service';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../src-shared/constants';
 
 export interface ServiceOptions {
@@ -105,6 +106,7 @@ export function openService(options: ServiceOptions) {
       channelNotify,
       sandbox,
       callbacks,
+      idempotency: createIdempotencyService(ctx),
     },
     drivers,
     /** Scheduled work (expiry, payouts, settlement): `work.runDue()`; timers in background/background-work.ts. */

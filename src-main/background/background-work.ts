@@ -10,7 +10,7 @@ import type { MerchantConsoleService } from '../service';
 export interface BackgroundWorkOptions {
   /** How often stored work is looked at even without a wake-up (work added by another process, clock-driven deadlines). */
   pollIntervalMs?: number;
-  /** Purge of expired nonces and console login tokens/sessions. */
+  /** Purge of expired nonces, console login tokens/sessions and idempotency keys. */
   housekeepingIntervalMs?: number;
   onError?: (err: unknown) => void;
 }
@@ -51,6 +51,7 @@ export function startBackgroundWork(service: MerchantConsoleService, options: Ba
     try {
       service.services.requestAuth.purgeExpiredNonces();
       service.services.consoleAuth.purgeExpired();
+      service.services.idempotency.purgeExpired();
     } catch (err) {
       onError(err);
     }

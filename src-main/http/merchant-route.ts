@@ -6,6 +6,9 @@
  *   nonce consumed and the service called, both inside one group-commit
  *   batch (write-queue.ts; a read's nonce is not fsynced on its own) →
  *   envelope serialised through the response schema after the commit.
+ * A write route marked `idempotent` also honours an Idempotency-Key header:
+ * inside the same write, a stored first answer is replayed (or a mismatch
+ * refused) instead of writing, and a new answer is stored with the write.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -15,6 +18,7 @@ import { parseOrThrow } from '../../src-shared/validation/parse';
 import type { MerchantRow } from '../repositories/merchant-repository';
 import type { MerchantConsoleService } from '../service';
 import { envelopeJsonSchema, successEnvelope } from './envelope';
+import { IDEMPOTENCY_HEADER, idempotencyKeyOf, requestFingerprint } from '../services/idempotency-service';
 
 export interface MerchantRouteContext<B, Q> {
   merchant: MerchantRow;
@@ -46,6 +50,13 @@ export interface WriteRoute<B extends z.ZodType, Q extends z.ZodType, R extends 
   write(ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): T;
   /** Turns the committed result into the response data (after the commit). */
   present(result: T, ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): z.output<R>;
+  /**
+   * Honours an `Idempotency-Key` header (docs/api.md): the first answer is
+   * stored with the write and replayed for the same key and parameters.
+   */
+  idempotent?: boolean;
+  /** The id of the order a result created, kept with its idempotency key. */
+  orderIdOf?(result: T): number;
 }
 
 export type MerchantRoute = ReadRoute<z.ZodType, z.ZodType, z.ZodType> | WriteRoute<z.ZodType, z.ZodType, z.ZodType, unknown>;
@@ -72,6 +83,8 @@ export function singleValuedQuery(query: unknown): Record<string, string> {
 
 const emptyQuery = z.strictObject({});
 
+/** A write's result, or (idempotent routes) the envelope JSON to answer with. */
+type WriteResult = { result: unknown } | { envelope: string; replayed: boolean };
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export interface MerchantRouteOptions {
@@ -86,13 +99,13 @@ export function registerMerchantRoute(
   route: MerchantRoute,
   options: MerchantRouteOptions = {},
 ): void {
-  const { requestAuth } = service.services;
+  const { requestAuth, idempotency } = service.services;
   const db = service.db;
 
   app.post(
     `${prefix}/merchant/${route.name}`,
     { schema: { response: { 200: envelopeJsonSchema(route.response, { withTime: route.withTime === true }) } } },
-    async (request) => {
+    async (request, reply) => {
       const rawBody = request.body as JsonValue | undefined;
       if (!isJsonObject(rawBody)) throw new AppError(ErrorCode.BODY_NOT_OBJECT, 'body: must be a JSON object');
       const body: JsonObject = rawBody;
@@ -104,15 +117,20 @@ export function registerMerchantRoute(
       // request is used up whether or not its parameters are valid.
       let input: { body: unknown; query: unknown } | undefined;
       let invalid: unknown;
+      let idempotencyKey: string | undefined;
       try {
-        input = {
+        const parsed = {
           body: parseOrThrow(route.body, body),
           query: parseOrThrow(route.query ?? emptyQuery, rawQuery, 'query'),
         };
+        if (route.kind === 'write' && route.idempotent) idempotencyKey = idempotencyKeyOf(request.headers[IDEMPOTENCY_HEADER]);
+        // Only a request that passed every check reaches the service.
+        input = parsed;
       } catch (err) {
         invalid = err;
       }
       const ctx = input && { merchant: verified.merchant, body: input.body, query: input.query, request };
+      const fingerprint = idempotencyKey === undefined ? '' : requestFingerprint(body, rawQuery);
 
       // Only the nonce of a read (or of a refused write) needs no fsync of its
       // own: it is safe from a process crash at once and on disk with the next
@@ -127,7 +145,20 @@ export function registerMerchantRoute(
             // batch takes SQLite's lock once instead of once per statement.
             if (route.kind === 'read') return { ok: true, value: route.handle(ctx) };
             // Savepoint: a failed write leaves the nonce consumed and nothing else.
-            return { ok: true, value: db.transaction(() => route.write(ctx))() };
+            return {
+              ok: true,
+              value: db.transaction((): WriteResult => {
+                if (idempotencyKey === undefined) return { result: route.write(ctx) };
+                const merchantId = verified.merchant.id;
+                const replay = idempotency.replayFor(merchantId, idempotencyKey, fingerprint);
+                if (replay !== undefined) return { envelope: replay, replayed: true };
+                const result = route.write(ctx);
+                const time = route.withTime ? String(service.ctx.clock.now()) : undefined;
+                const envelope = JSON.stringify(successEnvelope(route.present(result, ctx), route.message ?? 'success', time));
+                idempotency.remember(merchantId, idempotencyKey, fingerprint, envelope, route.orderIdOf?.(result) ?? null);
+                return { envelope, replayed: false };
+              })(),
+            };
           } catch (error) {
             // SQLite rolled the whole batch back (disk full, I/O): fail it, don't run on outside it.
             if (!db.inTransaction) throw error;
@@ -138,8 +169,14 @@ export function registerMerchantRoute(
       );
       if (invalid !== undefined) throw invalid;
       if (outcome && !outcome.ok) throw outcome.error;
+      if (route.kind === 'write' && 'envelope' in (outcome!.value as WriteResult)) {
+        const answer = outcome!.value as { envelope: string; replayed: boolean };
+        // First answer and replays are the same stored JSON, so the same bytes.
+        if (answer.replayed) reply.header('idempotent-replayed', 'true');
+        return JSON.parse(answer.envelope) as unknown;
+      }
 
-      const data = route.kind === 'write' ? route.present(outcome!.value, ctx!) : outcome!.value;
+      const data = route.kind === 'write' ? route.present((outcome!.value as { result: unknown }).result, ctx!) : outcome!.value;
       const time = route.withTime ? String(service.ctx.clock.now()) : undefined;
       return successEnvelope(data, route.message ?? 'success', time);
     },

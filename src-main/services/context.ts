@@ -8,6 +8,7 @@ import type { SecretBox } from '../crypto/secret-box';
 import { createChannelRepository } from '../repositories/channel-repository';
 import { createLedgerRepository } from '../repositories/ledger-repository';
 import { createCallbackRepository } from '../repositories/callback-repository';
+import { createIdempotencyRepository } from '../repositories/idempotency-repository';
 import { createOrderLifecycleRepository } from '../repositories/order-lifecycle-repository';
 import { createMerchantRepository } from '../repositories/merchant-repository';
 import { createNonceRepository } from '../repositories/nonce-repository';
@@ -37,6 +38,7 @@ export function createRepositories(db: Database) {
     ledger: createLedgerRepository(db),
     lifecycle: createOrderLifecycleRepository(db),
     callbacks: createCallbackRepository(db),
+    idempotency: createIdempotencyRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

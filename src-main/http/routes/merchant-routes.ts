@@ -54,6 +54,8 @@ export function merchantRoutes(service: MerchantConsoleService): MerchantRoute[]
         return input.order_type === ORDER_TYPE.BUY ? orders.createBuy(merchant.id, input) : orders.createSell(merchant.id, input);
       },
       present: (row: OrderRow) => (row.order_type === ORDER_TYPE.BUY ? toBuyOrderView(row, service.ctx.publicUrl()) : toSellOrderView(row)),
+      idempotent: true,
+      orderIdOf: (row: OrderRow) => row.id,
     }),
   ];
 }

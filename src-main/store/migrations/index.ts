@@ -9,6 +9,7 @@ import { migration0002Console } from './0002-console';
 import { migration0003LedgerLifecycle } from './0003-ledger-lifecycle';
 import { migration0004OrderCounts } from './0004-order-counts';
 import { migration0005Callbacks } from './0005-callbacks';
+import { migration0006Idempotency } from './0006-idempotency';
 
 export interface Migration {
   version: number;
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0003LedgerLifecycle,
   migration0004OrderCounts,
   migration0005Callbacks,
+  migration0006Idempotency,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

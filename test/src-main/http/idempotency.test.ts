@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { ErrorCode } from '../../../src-shared/errors';
+import type { MerchantClient } from '../../../src-shared/client/merchant-client';
+import { clientFor, manualClock, rowCount, seedMerchant, testListener, testService } from '../../support/service-harness';
+import { expectLedgerConsistent, writeFootprint } from '../../support/money';
+
+async function setup() {
+  const clock = manualClock(Math.floor(Date.now() / 1000));
+  const service = testService({ clock });
+  const listener = await testListener(service);
+  const m = seedMerchant(service, 'Idem', { balance: 1_000_000 });
+  const client = clientFor(listener, m, { now: clock.now });
+  const url = `${listener.url}/addons/paychannel/merchant/createOrder`;
+  /** A freshly signed createOrder (new nonce and timestamp every time), raw answer. */
+  const create = async (body: Record<string, unknown>, key?: string, c: MerchantClient = client) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key === undefined ? {} : { 'idempotency-key': key }) },
+      body: JSON.stringify(c.signBody(body)),
+    });
+    const text = await res.text();
+    return { status: res.status, text, json: JSON.parse(text) as { code: number; msg: string; data: { order_no: string } | null }, replayed: res.headers.get('idempotent-replayed') };
+  };
+  return { clock, service, listener, m, client, create };
+}
+
+const BUY = { order_type: 1, cny_amount: '100.50', paychannel_id: 0, paychannel_paymethod: 'alipay', customer_name: '张三' };
+
+describe('createOrder Idempotency-Key', () => {
+  it('the same key and parameters replay the first answer byte for byte and create nothing', async () => {
+    const { clock, service, m, create } = await setup();
+    const body = { ...BUY, paychannel_id: m.channels.beta };
+    const first = await create(body, 'order-7f3a');
+    expect(first.status).toBe(200);
+    expect(first.replayed).toBeNull();
+    clock.advance(7); // a later retry: other timestamp, nonce and signature
+    const again = await create(body, 'order-7f3a');
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(first.text);
+    expect(again.replayed).toBe('true');
+    expect(rowCount(service, 'orders')).toBe(1);
+    // Without the header nothing is deduplicated.
+    expect((await create(body)).json.data!.order_no).not.toBe(first.json.data!.order_no);
+    expect(rowCount(service, 'orders')).toBe(2);
+  });
+
+  it('a sell replayed reserves its funds once', async () => {
+    const { service, m, create } = await setup();
+    const sell = { order_type: 2, cny_amount: '100.00', paychannel_id: m.channels.gamma, paychannel_paymethod: 'bank' };
+    const first = await create(sell, 'sell-1');
+    const replay = await create(sell, 'sell-1');
+    expect(replay.text).toBe(first.text);
+    expect(service.services.ledger.balances(m.id)).toEqual({ available: 1_000_000 - 10_130, frozen: 10_130, deposit: 0 });
+    expect(rowCount(service, 'ledger_transactions')).toBe(2); // funding + one freeze
+    expectLedgerConsistent(service);
+  });
+
+  it('the same key with different parameters is a 409 and writes nothing', async () => {
+    const { service, m, create } = await setup();
+    await create({ ...BUY, paychannel_id: m.channels.beta }, 'k1');
+    const before = writeFootprint(service);
+    for (const changed of [
+      { ...BUY, paychannel_id: m.channels.beta, cny_amount: '100.51' },
+      { ...BUY, paychannel_id: m.channels.gamma },
+      { ...BUY, paychannel_id: m.channels.beta, customer_name: '李四' },
+      { ...BUY, paychannel_id: m.channels.beta, cny_amount: 100.5 }, // same value, other parameter text
+    ]) {
+      const res = await create(changed, 'k1');
+      expect([res.status, res.json.code, res.json.msg, res.json.data]).toEqual([409, ErrorCode.IDEMPOTENCY_MISMATCH, 'Idempotency-Key: already used with different parameters', null]);
+    }
+    // Only the nonces of the refused requests were written.
+    expect({ ...writeFootprint(service) }).toEqual(before);
+  });
+
+  it('keys are per merchant and kept 24 h', async () => {
+    const { clock, service, listener, m, create } = await setup();
+    const other = seedMerchant(service, 'Other', { balance: 1_000_000 });
+    const otherClient = clientFor(listener, other, { now: clock.now });
+    const a = await create({ ...BUY, paychannel_id: m.channels.beta }, 'shared-key');
+    const b = await create({ ...BUY, paychannel_id: other.channels.beta }, 'shared-key', otherClient);
+    expect(b.status).toBe(200);
+    expect(b.json.data!.order_no).not.toBe(a.json.data!.order_no);
+
+    clock.advance(24 * 3600 - 1);
+    expect((await create({ ...BUY, paychannel_id: m.channels.beta }, 'shared-key')).text).toBe(a.text);
+    clock.advance(1);
+    const fresh = await create({ ...BUY, paychannel_id: m.channels.beta }, 'shared-key');
+    expect(fresh.replayed).toBeNull();
+    expect(fresh.json.data!.order_no).not.toBe(a.json.data!.order_no);
+    expect(service.services.idempotency.purgeExpired()).toBe(1); // the other merchant's
+  });
+
+  it('a refused first request stores nothing: the key can be used again', async () => {
+    const { service, m, create } = await setup();
+    const sell = { order_type: 2, cny_amount: '20000.00', paychannel_id: m.channels.beta, paychannel_paymethod: 'bank' };
+    const refused = await create(sell, 'big-sell');
+    expect([refused.status, refused.json.code]).toEqual([409, ErrorCode.INSUFFICIENT_BALANCE]);
+    expect(rowCount(service, 'idempotency_keys')).toBe(0);
+    service.services.ledger.adjust(m.id, 2_100_000, 'top up');
+    const ok = await create(sell, 'big-sell');
+    expect(ok.status).toBe(200);
+  });
+
+  it('concurrent requests with one key create one order and all answer the same', async () => {
+    const { service, m, create } = await setup();
+    const body = { ...BUY, paychannel_id: m.channels.beta };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => create(body, 'burst')));
+    expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+    expect(answers.filter((a) => a.replayed === 'true')).toHaveLength(4);
+    expect(rowCount(service, 'orders')).toBe(1);
+  });
+
+  it('refuses a malformed key with a 400 naming the header, creating nothing', async () => {
+    const { service, m, create } = await setup();
+    const body = { ...BUY, paychannel_id: m.channels.beta };
+    for (const key of ['', 'x'.repeat(256), 'caf\u00e9', 'tab\there']) {
+      const res = await create(body, key);
+      expect([key, res.status, res.json.code, res.json.msg]).toEqual([key, 400, ErrorCode.VALIDATION, expect.stringMatching(/^Idempotency-Key: /)]);
+    }
+    expect(rowCount(service, 'orders')).toBe(0);
+    expect((await create(body, 'x'.repeat(255))).status).toBe(200);
+    expect((await create(body, ' ~!"#$%&()*+,-./:;<=>?@[]^_`{|}~'.trim())).status).toBe(200);
+  });
+});
