@@ -1,0 +1,198 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { flushPromises, type VueWrapper } from '@vue/test-utils';
+import { NSelect } from 'naive-ui';
+import { IDBFactory } from 'fake-indexeddb';
+import SellOrder from '../../../src-renderer/views/sell-order/index.vue';
+import { createRegionCacheStore } from '../../../src-renderer/region-cache/region-cache';
+import { setRegionCacheFactory } from '../../../src-renderer/stores/region-store';
+import { ErrorCode } from '../../../src-shared/errors';
+import type { RegionTree } from '../../../src-shared/schemas/region-api';
+import { residentIdCheckChar } from '../../../src-shared/validation/rules';
+import { fakeBridge, ServiceError, type FakeHandlers } from '../support/fake-bridge';
+import { channel, MERCHANT } from '../support/fixtures';
+import { feedbackTexts, mountPage, typeInto } from '../support/mount-page';
+
+const TREE: RegionTree = {
+  北京市: { val: '110000', items: { 北京市: { val: '110100', items: { 东城区: '110101' } } } },
+  湖北省: { val: '420000', items: { 武汉市: { val: '420100', items: { 江岸区: '420102' } }, 仙桃市: { val: '429004', items: { 仙桃市: '429004' } } } },
+};
+const ID = (() => {
+  const first17 = '11010519900307123';
+  return first17 + residentIdCheckChar(first17);
+})();
+
+function handlers(extra: FakeHandlers = {}): FakeHandlers {
+  return {
+    listMerchants: () => [MERCHANT],
+    listPayChannels: () => ({
+      list: [channel({ id: 1, category: 'alpha', pay_methods: ['bank'] }), channel({ id: 2, category: 'beta', pay_methods: ['alipay'] })],
+      total: 2,
+    }),
+    getBalances: () => ({ available: 10_130, frozen: 0, deposit: 0 }),
+    getRegionData: () => ({ etag: '"r1"', tree: TREE, not_modified: false, source: { package: 'x', integrity: 'y', vintage: 'z' }, counts: { provinces: 2, cities: 3, districts: 3 } }),
+    createOrder: (req) => ({
+      order_id: '7',
+      order_no: 'S2026112111300012345678',
+      status: 'pending',
+      order_type: 2,
+      cny_amount: String(req.cny_amount),
+      payment_method_id: 3,
+      payment_method_snapshot: { bank: '', sub_bank: '', card_number: '622202*********3445', real_name: '李四' },
+      merchant_amount: String(req.cny_amount),
+      passage_rate: '0.002',
+      passage_amount: 20,
+      deposit_rate: 50,
+      deposit_amount: 50,
+      service_amount: 60,
+      channel_amount: 30,
+      merchant_actual_amount: 10_130,
+      base_rate: 30,
+      customer_payment_method: { bank: '', sub_bank: '', card_number: '622202*********3445', real_name: '李四', full_info: '李四' },
+      createtime: 1767225600,
+    }),
+    ...extra,
+  };
+}
+
+let wrapper: VueWrapper | undefined;
+beforeEach(() => {
+  const idb = new IDBFactory();
+  setRegionCacheFactory(() => createRegionCacheStore(idb));
+});
+afterEach(() => {
+  wrapper?.unmount();
+  wrapper = undefined;
+  document.body.innerHTML = '';
+});
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    await flushPromises();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function submit(w: VueWrapper): Promise<void> {
+  await w.find('form').trigger('submit');
+  await settle();
+}
+
+/**
+ * Chooses a value in a Naive UI select as its menu would. happy-dom has no
+ * layout, so the select's virtual option list renders no items to click;
+ * the select's own update handlers are called instead (v-model and @update).
+ */
+async function choose(w: VueWrapper, dataTest: string, value: string | number): Promise<void> {
+  const select = w.findAllComponents(NSelect).find((c) => c.attributes('data-test') === dataTest);
+  if (!select) throw new Error(`no select [data-test="${dataTest}"]`);
+  const options = select.props('options') as { value: string | number }[];
+  if (!options.some((o) => o.value === value)) throw new Error(`[data-test="${dataTest}"] offers no ${value}: ${JSON.stringify(options)}`);
+  const handlers = select.vm.$.vnode.props?.['onUpdate:value'] as ((v: unknown) => void) | ((v: unknown) => void)[];
+  for (const handler of Array.isArray(handlers) ? handlers : [handlers]) handler(value);
+  await settle();
+}
+
+describe('new sell order form', () => {
+  it('shows the available balance and refuses an amount whose debit (amount + fees) exceeds it', async () => {
+    const fake = fakeBridge(handlers());
+    wrapper = await mountPage(SellOrder, { bridge: fake.bridge, merchantId: 1 });
+    await settle();
+    expect(wrapper.find('[data-test="sell-available"]').text()).toContain('101.30');
+    await choose(wrapper, 'field-channel', 2);
+    // 100.01 + 0.60 service + 0.20 channel + 0.50 deposit = 101.31 > 101.30
+    await typeInto(wrapper, 'field-amount', '100.01');
+    await submit(wrapper);
+    expect(feedbackTexts(wrapper)).toContain('Exceeds the available balance (101.31 CNY needed, 101.30 CNY available)');
+    expect(fake.callsOf('createOrder')).toEqual([]);
+
+    await typeInto(wrapper, 'field-amount', '100');
+    await submit(wrapper);
+    expect(fake.callsOf('createOrder')).toEqual([{ merchant_id: 1, order_type: 2, cny_amount: '100.00', paychannel_id: 2, paychannel_paymethod: 'alipay' }]);
+  });
+
+  it('asks alpha channels for personal data and card info with every rule, and sends both objects', async () => {
+    const fake = fakeBridge(handlers());
+    wrapper = await mountPage(SellOrder, { bridge: fake.bridge, merchantId: 1 });
+    await settle();
+    expect(wrapper.find('[data-test="alpha-personal"]').exists()).toBe(true);
+    expect(wrapper.find('[data-test="alpha-card"]').exists()).toBe(true);
+
+    await typeInto(wrapper, 'field-amount', '10');
+    await typeInto(wrapper, 'pd-cert-no', ID.slice(0, 17) + (ID[17] === '1' ? '2' : '1'));
+    await typeInto(wrapper, 'pd-mobile', '1381234');
+    await submit(wrapper);
+    const errors = feedbackTexts(wrapper);
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        'Enter the real name',
+        'The ID number’s check digit is wrong',
+        'Choose the start of validity',
+        'A fixed-term certificate needs an end date',
+        'Enter an 11-digit mainland China mobile number',
+        'Enter the card holder',
+        'Enter the card number',
+        'Choose the province',
+        'Choose the city',
+      ]),
+    );
+    expect(fake.callsOf('createOrder')).toEqual([]);
+
+    await typeInto(wrapper, 'pd-name', '李四');
+    await typeInto(wrapper, 'pd-cert-no', ID);
+    // Long-term: the end date disappears and is not sent.
+    await wrapper.find('[data-test="pd-validity"] [data-validity="1"] input').setValue(true);
+    await settle();
+    expect(wrapper.find('[data-test="pd-end"]').exists()).toBe(false);
+    await typeInto(wrapper, 'pd-begin', '2020-03-07');
+    await typeInto(wrapper, 'pd-mobile', '13912345678');
+    await choose(wrapper, 'card-type', '1');
+    await typeInto(wrapper, 'card-name', '李四');
+    await typeInto(wrapper, 'card-no', '6222020200112233445');
+    await choose(wrapper, 'card-province', '420000');
+    await choose(wrapper, 'card-city', '429004');
+    await submit(wrapper);
+
+    expect(feedbackTexts(wrapper)).toEqual([]);
+    expect(fake.callsOf('createOrder')).toEqual([
+      {
+        merchant_id: 1,
+        order_type: 2,
+        cny_amount: '10.00',
+        paychannel_id: 1,
+        paychannel_paymethod: 'bank',
+        alpha_personal_data: {
+          name: '李四',
+          cert_type: '00',
+          cert_no: ID,
+          cert_validity_type: '1',
+          cert_begin_date: '20200307',
+          mobile_no: '13912345678',
+        },
+        alpha_card_info: { card_type: '1', card_name: '李四', card_no: '6222020200112233445', prov_id: '420000', area_id: '429004' },
+      },
+    ]);
+    expect(wrapper.find('[data-test="sell-result"]').exists()).toBe(true);
+  });
+
+  it('shows the service’s error under the alpha field it names', async () => {
+    const fake = fakeBridge(
+      handlers({ createOrder: () => new ServiceError(ErrorCode.VALIDATION, 'alpha_card_info.area_id: 429004 is not a city of province 110000 (北京市)') }),
+    );
+    wrapper = await mountPage(SellOrder, { bridge: fake.bridge, merchantId: 1 });
+    await settle();
+    await typeInto(wrapper, 'field-amount', '10');
+    await typeInto(wrapper, 'pd-name', '李四');
+    await typeInto(wrapper, 'pd-cert-no', ID);
+    await wrapper.find('[data-test="pd-validity"] [data-validity="1"] input').setValue(true);
+    await typeInto(wrapper, 'pd-begin', '2020-03-07');
+    await typeInto(wrapper, 'pd-mobile', '13912345678');
+    await choose(wrapper, 'card-type', '0');
+    await typeInto(wrapper, 'card-name', '李四');
+    await typeInto(wrapper, 'card-no', '6222020200112233445');
+    await choose(wrapper, 'card-province', '110000');
+    await choose(wrapper, 'card-city', '110100');
+    await submit(wrapper);
+    expect(fake.callsOf('createOrder')).toHaveLength(1);
+    expect(feedbackTexts(wrapper)).toEqual(['429004 is not a city of province 110000 (北京市)']);
+  });
+});
