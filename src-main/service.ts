@@ -70,13 +70,13 @@ export function openService(options: ServiceOptions) {
     lifecycle,
   });
   const callbacks = createCallbackService(ctx, { merchants });
+  const orderReports = createOrderReportService(ctx, { ledger, lifecycle, callbacks });
   // Every status change after creation queues a merchant callback, in the change's own transaction.
   lifecycle.onTransition((order) => callbacks.enqueue(order, 'transition'));
   const orderAdmin = createOrderAdminService(ctx, { ledger, lifecycle, callbacks });
   const requestAuth = createRequestAuthService(ctx, merchants);
   const settings = createSettingsService(ctx);
   const consoleAuth = createConsoleAuthService(ctx);
-  const orderReports = createOrderReportService(ctx, { ledger, lifecycle });
   const writeQueue: WriteQueue = createWriteQueue(db);
   // Channels, their notifications and the work the service does on its own (docs/order-lifecycle.md).
   const drivers = createChannelDrivers(ctx, channels.config);

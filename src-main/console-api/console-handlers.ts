@@ -39,7 +39,8 @@ export interface ConsoleRuntimeInfo {
 }
 
 export function createConsoleHandlers(service: MerchantConsoleService, runtime: ConsoleRuntimeInfo): ConsoleHandlers {
-  const { merchants, channels, orders, paymentMethods, orderReports, settings, regions, ledger, lifecycle, orderAdmin } = service.services;
+  const { merchants, channels, orders, paymentMethods, orderReports, settings, regions, ledger, lifecycle, orderAdmin, callbacks, sandbox } =
+    service.services;
   const write = <T>(fn: () => T): Promise<T> => service.writeQueue.run(fn);
 
   /** Merchant-scoped calls name an existing merchant. */
@@ -114,6 +115,15 @@ export function createConsoleHandlers(service: MerchantConsoleService, runtime: 
     listPaymentMethods: (req) => paymentMethods.listOfMerchant(merchantId(req.merchant_id)),
     addPaymentMethod: (req) => write(() => paymentMethods.add(req)),
     setPaymentMethodEnabled: (req) => write(() => paymentMethods.setEnabled(req.id, req.enabled)),
+    resendCallback: (req) => {
+      orders.requireForMerchant(merchantId(req.merchant_id), req.order_no);
+      return write(() => callbacks.resend(req.order_no));
+    },
+    simulateOrderOutcome: async (req) => {
+      orders.requireForMerchant(merchantId(req.merchant_id), req.order_no);
+      await write(() => sandbox.simulate(req.order_no, req.action, req.reason ?? `sandbox: ${req.action} (console)`));
+      return orderReports.detail(req.merchant_id, req.order_no);
+    },
     adjustBalance: (req) => write(() => orderAdmin.adjust(req)),
     cancelOrder: async (req) => {
       const order = orders.requireForMerchant(merchantId(req.merchant_id), req.order_no);

@@ -25,6 +25,7 @@ import { orderNoPlanFor, type OrderListFilter, type OrderRow } from '../reposito
 import { REPORT_UTC_OFFSET_SECONDS, type DayBucketRow } from '../repositories/order-stats-repository';
 import { effectiveFees, payMethodsOf, toPayChannelView } from './channel-service';
 import type { ServiceContext } from './context';
+import type { CallbackService } from './callback-service';
 import type { LedgerService } from './ledger-service';
 import type { OrderLifecycleService } from './order-lifecycle-service';
 import { payUrlOf, toOrderView, type CustomerPaymentMethod, type PaymentMethodSnapshot } from './order-service';
@@ -125,6 +126,7 @@ function decodeCursor(text: string): ExportCursor {
 }
 
 export interface OrderReportDeps {
+  callbacks: CallbackService;
   ledger: LedgerService;
   lifecycle: OrderLifecycleService;
 }
@@ -229,6 +231,7 @@ export function createOrderReportService(ctx: ServiceContext, deps: OrderReportD
           .timelineOf(row.id)
           .map((t) => ({ from: t.from_status, to: t.to_status, source: t.source, reason: t.reason, time: t.createtime })),
         ledger: deps.ledger.transactionsOfOrder(row.id),
+        callbacks: deps.callbacks.listForOrder(row.order_no),
       };
     },
 

@@ -42,10 +42,11 @@ import {
   merchantScoped,
   orderDetailView,
   orderExportChunkView,
+  SANDBOX_ACTION_NAMES,
   regionTreeView,
   settingsView,
 } from '../schemas/console';
-import { balanceAdjustInput, balanceAdjustView, balanceView } from '../schemas/money';
+import { balanceAdjustInput, balanceAdjustView, balanceView, callbackDeliveryView } from '../schemas/money';
 import { LIST_DEFAULT_LIMIT, LIST_DEFAULT_PAGE, LIST_MAX_LIMIT } from '../constants';
 
 export type ConsoleScope = 'public' | 'merchant' | 'operator';
@@ -133,6 +134,18 @@ export const consoleApiContract = {
       limit: z.int().min(1).max(LEDGER_PAGE_MAX).default(LEDGER_PAGE_DEFAULT),
     }),
     ledgerPageView,
+  ),
+  /** Queues the order's current status as a new callback to the merchant; answers that delivery. */
+  resendCallback: entry('merchant', z.strictObject({ ...merchantScoped, order_no: orderNoParam }), callbackDeliveryView),
+  /**
+   * Sandbox channels only: makes the sandbox channel report an outcome — pay (buy), complete, fail —
+   * through its signed notification, exactly as the checkout page and `order pay|complete|fail` do.
+   * Answers the order detail right after (follow-up work such as settlement runs in the background).
+   */
+  simulateOrderOutcome: entry(
+    'merchant',
+    z.strictObject({ ...merchantScoped, order_no: orderNoParam, action: z.enum(SANDBOX_ACTION_NAMES), reason: z.string().trim().min(1).max(256).optional() }),
+    orderDetailView,
   ),
 
   // ------------------------------------------------------------ operator

@@ -17,6 +17,8 @@ export const CONSOLE_METHODS = [
   'getDashboardStats',
   'getBalances',
   'listLedger',
+  'resendCallback',
+  'simulateOrderOutcome',
   // operator
   'listMerchants',
   'createMerchant',

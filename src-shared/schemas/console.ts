@@ -9,7 +9,7 @@ import { categoryField, orderStatusField, orderTypeField, payMethodField, positi
 import { customerPaymentMethod, orderView, paymentMethodSnapshot, payChannelView } from './merchant-api';
 import { feeSettingsView } from './operator';
 import { regionTree } from './region-api';
-import { balanceView, ledgerTransactionView, transitionView } from './money';
+import { balanceView, callbackDeliveryView, ledgerTransactionView, transitionView } from './money';
 
 // ---------------------------------------------------------------- order filters
 
@@ -134,6 +134,8 @@ export const orderDetailView = z.object({
   timeline: z.array(transitionView),
   /** The ledger transactions this order caused, oldest first. */
   ledger: z.array(ledgerTransactionView),
+  /** Merchant callback deliveries, oldest first, each with its attempt log. */
+  callbacks: z.array(callbackDeliveryView),
 });
 export type OrderDetailView = z.infer<typeof orderDetailView>;
 
@@ -230,6 +232,11 @@ export const dashboardStatsView = z.object({
   balances: balanceView,
 });
 export type DashboardStatsView = z.infer<typeof dashboardStatsView>;
+
+// ---------------------------------------------------------------- sandbox
+
+/** Outcomes the sandbox channel can report (docs/order-lifecycle.md): pay (buy only), complete, fail. */
+export const SANDBOX_ACTION_NAMES = ['pay', 'complete', 'fail'] as const;
 
 // ---------------------------------------------------------------- ledger
 

@@ -395,6 +395,43 @@ describe('console contract: public and merchant-scoped calls', () => {
     expect((await ok(c, 'getOrder', { merchant_id: c.m.id, order_no: b2.order_no })).status).toBe('pending');
   });
 
+  it('simulateOrderOutcome and resendCallback: sandbox outcomes through the signed notification, callbacks queued and listed', async () => {
+    c.service.services.merchants.update({ id: c.m.id, callback_url: 'http://127.0.0.1:9/callback' });
+    const b = await buy(c, '100');
+    c.clock.advance(3);
+    const paid = await ok(c, 'simulateOrderOutcome', { merchant_id: c.m.id, order_no: b.order_no, action: 'pay' });
+    expect(paid.status).toBe('paid');
+    expect(paid.timeline).toEqual([{ from: 'pending', to: 'paid', source: 'channel', reason: 'sandbox: pay (console)', time: T0 + 3 }]);
+    expect(paid.ledger.map((t) => t.kind)).toEqual(['buy_paid']);
+    expect(paid.callbacks).toHaveLength(1);
+    expect(paid.callbacks[0]).toMatchObject({ order_no: b.order_no, order_status: 'paid', state: 'pending', trigger: 'transition', url: 'http://127.0.0.1:9/callback', attempts: 0 });
+    expect(await ok(c, 'getBalances', { merchant_id: c.m.id })).toMatchObject({ available: 100_000_000 + paid.merchant_actual_amount, deposit: paid.deposit_amount });
+
+    const again = await ok(c, 'simulateOrderOutcome', { merchant_id: c.m.id, order_no: b.order_no, action: 'pay', reason: 'twice' });
+    expect(again.timeline).toHaveLength(1); // a repeated notification changes nothing
+    const done = await ok(c, 'simulateOrderOutcome', { merchant_id: c.m.id, order_no: b.order_no, action: 'complete' });
+    expect(done.status).toBe('completed');
+    await fails(c, 'simulateOrderOutcome', { merchant_id: c.m.id, order_no: b.order_no, action: 'fail' }, 4004, /cannot go from completed to cancelled/);
+
+    const resent = await ok(c, 'resendCallback', { merchant_id: c.m.id, order_no: b.order_no });
+    expect(resent).toMatchObject({ order_status: 'completed', trigger: 'resend', state: 'pending' });
+    const detail = await ok(c, 'getOrder', { merchant_id: c.m.id, order_no: b.order_no });
+    expect(detail.callbacks.map((d) => [d.order_status, d.trigger])).toEqual([['paid', 'transition'], ['completed', 'transition'], ['completed', 'resend']]);
+
+    const s = await ok(c, 'createOrder', { merchant_id: c.m.id, order_type: 2, cny_amount: '10', paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank' });
+    await fails(c, 'simulateOrderOutcome', { merchant_id: c.m.id, order_no: s.order_no, action: 'pay' }, 4004, /pay applies to buy orders only/);
+    await fails(c, 'simulateOrderOutcome', { merchant_id: c.m.id, order_no: s.order_no, action: 'refund' }, 1001, 'action: must be one of pay, complete, fail');
+
+    const other = seedMerchant(c.service, 'Other');
+    await fails(c, 'simulateOrderOutcome', { merchant_id: other.id, order_no: b.order_no, action: 'pay' }, 3001, `order_no: order ${b.order_no} not found`);
+    await fails(c, 'resendCallback', { merchant_id: other.id, order_no: b.order_no }, 3001, `order_no: order ${b.order_no} not found`);
+    const b2 = await buy(c, '5');
+    c.service.services.merchants.update({ id: c.m.id, callback_url: null });
+    const deliveries = rowCount(c.service, 'callback_deliveries');
+    await fails(c, 'resendCallback', { merchant_id: c.m.id, order_no: b2.order_no }, 4001, `callback_url: merchant ${c.m.id} has no callback URL`);
+    expect(rowCount(c.service, 'callback_deliveries')).toBe(deliveries);
+  });
+
   it('an unknown method and a missing merchant are clear errors', async () => {
     await fails(c, 'dropTables', {}, 3001, 'method: no console call named dropTables');
     await fails(c, 'listOrders', { merchant_id: 4242 }, 3001, 'merchant_id: merchant 4242 not found');
