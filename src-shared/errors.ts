@@ -16,6 +16,10 @@ export const ErrorCode = {
   UNSUPPORTED_MEDIA_TYPE: 1005,
   /** Body larger than the listener's limit. */
   BODY_TOO_LARGE: 1006,
+  /** Request line and headers larger than the HTTP parser accepts (16 KiB). */
+  HEADERS_TOO_LARGE: 1007,
+  /** Not a well-formed HTTP request (the parser refused it before routing). */
+  MALFORMED_REQUEST: 1008,
   /** An authentication parameter is missing or malformed. */
   AUTH_MISSING: 2001,
   /** No enabled merchant has this api_key. */
@@ -59,6 +63,8 @@ const httpStatusByCode: Record<ErrorCode, number> = {
   [ErrorCode.PARAMETER_CONFLICT]: 400,
   [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 415,
   [ErrorCode.BODY_TOO_LARGE]: 413,
+  [ErrorCode.HEADERS_TOO_LARGE]: 431,
+  [ErrorCode.MALFORMED_REQUEST]: 400,
   [ErrorCode.AUTH_MISSING]: 401,
   [ErrorCode.AUTH_UNKNOWN_KEY]: 401,
   [ErrorCode.AUTH_BAD_SIGNATURE]: 401,

@@ -2,12 +2,13 @@
  * The embedded HTTP listener (Fastify): bound to 127.0.0.1 by default, JSON
  * bodies only, 64 KiB limit, lossless JSON parsing, one error mapping.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { BODY_LIMIT_BYTES, DEFAULT_BASE_PATH, DEFAULT_HOST, DEFAULT_PORT } from '../../src-shared/constants';
 import { AppError, ErrorCode } from '../../src-shared/errors';
 import { JsonSyntaxError, parseJsonLossless } from '../../src-shared/json/lossless-json';
 import type { MerchantConsoleService } from '../service';
-import { installErrorHandling } from './errors';
+import { errorEnvelope } from './envelope';
+import { installErrorHandling, toAppError } from './errors';
 import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimitConfig } from './rate-limit';
 import { registerMerchantRoute } from './merchant-route';
 import { merchantRoutes } from './routes/merchant-routes';
@@ -51,6 +52,14 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
     connectionTimeout: 30_000,
     keepAliveTimeout: 5_000,
     forceCloseConnections: 'idle',
+    // What the HTTP parser refuses before any route (a 20 KB query string, a
+    // broken request line) still gets the envelope, then the socket closes.
+    clientErrorHandler: writeClientError,
+    // A malformed URL (`/channel/notify/%`) is refused by the router itself: same envelope.
+    frameworkErrors: (error, _request, reply) => {
+      const appError = toAppError(error);
+      void (reply as unknown as FastifyReply).status(appError.httpStatus).send(errorEnvelope(appError));
+    },
   });
 
   app.removeAllContentTypeParsers();
@@ -109,6 +118,24 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
   registerChannelRoutes(app, service);
   registerCheckoutRoutes(app, service);
   return app;
+}
+
+function writeClientError(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // A client too slow to send its request within requestTimeout gets no answer.
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    socket.destroy();
+    return;
+  }
+  const appError =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError(ErrorCode.HEADERS_TOO_LARGE, 'request: the request line and headers are larger than 16 KiB')
+      : new AppError(ErrorCode.MALFORMED_REQUEST, 'request: not a well-formed HTTP request');
+  const body = JSON.stringify(errorEnvelope(appError));
+  const reason = appError.httpStatus === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+  socket.end(
+    `HTTP/1.1 ${appError.httpStatus} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 export interface RunningListener {

@@ -30,6 +30,22 @@ export const positiveId = z.int().min(1);
 /** Unix seconds. */
 export const unixSeconds = z.int().min(0);
 
+/**
+ * C0/C1 control characters, DEL, bidirectional overrides and isolates
+ * (text that renders differently from what it stores) and unpaired UTF-16
+ * surrogates (not text at all; SQLite would store U+FFFD).
+ */
+const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export function isSafeText(value: string): boolean {
+  return !UNSAFE_TEXT.test(value);
+}
+
+/** A string of printable text (no control characters, bidi overrides or lone surrogates), at most `max` long. */
+export function plainText(max: number) {
+  return z.string().max(max).refine(isSafeText, { error: 'must not contain control characters, bidirectional overrides or unpaired surrogates' });
+}
+
 export function boundedText(max: number) {
-  return z.string().trim().min(1).max(max);
+  return z.string().trim().min(1).max(max).refine(isSafeText, { error: 'must not contain control characters, bidirectional overrides or unpaired surrogates' });
 }

@@ -13,6 +13,8 @@ import {
   unixSeconds,
   yuanAmount,
   boundedText,
+  isSafeText,
+  plainText,
 } from './fields';
 import { LIST_DEFAULT_LIMIT, LIST_DEFAULT_PAGE, LIST_MAX_LIMIT } from '../constants';
 import { isBankCardNumber, isMainlandMobile, isPlausibleEmail, isValidYmd, RESIDENT_ID_PROBLEM_TEXT, residentIdProblem } from '../validation/rules';
@@ -63,7 +65,7 @@ export const alphaPersonalData = z
     cert_end_date: z.string().refine(isValidYmd, { error: 'must be a real date written YYYYMMDD' }).optional(),
     mobile_no: z.string().refine(isMainlandMobile, { error: 'must be an 11-digit mainland mobile number' }),
     email: z.string().refine(isPlausibleEmail, { error: 'must be an e-mail address' }).optional(),
-    address: z.string().max(256).optional(),
+    address: plainText(256).optional(),
   })
   .superRefine((v, ctx) => {
     if (v.cert_type === '00') {
@@ -105,7 +107,7 @@ const createCommon = {
 export const createBuyOrderFields = z.strictObject({
   order_type: z.literal(1),
   ...createCommon,
-  customer_name: z.string().trim().max(64).optional(),
+  customer_name: z.string().trim().max(64).refine(isSafeText, { error: 'must not contain control characters, bidirectional overrides or unpaired surrogates' }).optional(),
 });
 export type CreateBuyOrderInput = z.output<typeof createBuyOrderFields>;
 
