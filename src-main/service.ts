@@ -62,12 +62,14 @@ export function openService(options: ServiceOptions) {
   const regions = createRegionService();
   const ledger = createLedgerService(ctx);
   const lifecycle = createOrderLifecycleService(ctx, { ledger });
+  const drivers = createChannelDrivers(ctx, channels.config);
   const orders = createOrderService(ctx, {
     channels,
     paymentMethods,
     alphaRegions: options.alphaRegions ?? regions.alphaCheck,
     ledger,
     lifecycle,
+    drivers,
   });
   const callbacks = createCallbackService(ctx, { merchants });
   const orderReports = createOrderReportService(ctx, { ledger, lifecycle, callbacks });
@@ -79,7 +81,6 @@ export function openService(options: ServiceOptions) {
   const consoleAuth = createConsoleAuthService(ctx);
   const writeQueue: WriteQueue = createWriteQueue(db);
   // Channels, their notifications and the work the service does on its own (docs/order-lifecycle.md).
-  const drivers = createChannelDrivers(ctx, channels.config);
   const channelNotify = createChannelNotifyService(ctx, { drivers, lifecycle });
   const sandbox = createSandboxService(ctx, { drivers, notify: channelNotify });
   const work = createServiceWork(ctx, { drivers, lifecycle, callbacks, write: (fn) => writeQueue.run(fn), callbackOptions: options.callbacks });

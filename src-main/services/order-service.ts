@@ -16,6 +16,7 @@ import type {
 } from '../../src-shared/schemas/merchant-api';
 import type { NewOrderRow, OrderRow, OrderSummaryRow } from '../repositories/order-repository';
 import type { PaymentMethodRow } from '../repositories/payment-method-repository';
+import type { ChannelDrivers } from '../channels/drivers';
 import type { ChannelService } from './channel-service';
 import type { ServiceContext } from './context';
 import type { LedgerService } from './ledger-service';
@@ -120,6 +121,7 @@ export interface OrderServiceDeps {
   alphaRegions?: AlphaRegionCheck | undefined;
   ledger: LedgerService;
   lifecycle: OrderLifecycleService;
+  drivers: ChannelDrivers;
 }
 
 export function createOrderService(ctx: ServiceContext, deps: OrderServiceDeps) {
@@ -176,7 +178,7 @@ export function createOrderService(ctx: ServiceContext, deps: OrderServiceDeps) 
           throw new AppError(ErrorCode.VALIDATION, 'cny_amount: too small to cover the service fee and deposit');
         }
         const now = clock.now();
-        return insertWithOrderNo(
+        const order = insertWithOrderNo(
           {
             merchant_id: merchantId,
             channel_id: channel.id,
@@ -201,6 +203,10 @@ export function createOrderService(ctx: ServiceContext, deps: OrderServiceDeps) 
           },
           ORDER_TYPE.BUY,
         );
+        // The channel's driver starts collecting; a refusal (throw) leaves no order behind. The sandbox's
+        // pay_url is derived from pay_token (payUrlOf), so nothing more is stored.
+        deps.drivers.for(channel).startPayIn(order, channel);
+        return order;
       })();
     },
 
