@@ -24,6 +24,18 @@ export default defineConfig({
           testTimeout: 20_000,
         },
       },
+      {
+        // The console in headless Chromium against a real `serve --demo` (builds the console first when stale).
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/e2e/global-setup.ts'],
+          testTimeout: 90_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });
