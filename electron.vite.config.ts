@@ -4,14 +4,15 @@
  *                                          ship in node_modules, better-sqlite3 loads its Electron build)
  * - preload  src-main/desktop/preload.ts → out/preload/index.cjs (CommonJS, self-contained: a sandboxed
  *                                          preload can require nothing but electron's renderer modules)
- * - renderer src-renderer/index.html      → out/renderer (Vue; base './' so app:// and /console/ both work)
+ * - renderer src-renderer/index.html      → out/renderer (src-renderer/vite.config.ts: Vue, base './' so app://
+ *                                          and /console/ both work)
  *
  * ELECTRON_VITE_SKIP_RENDERER=1 builds main and preload only, ELECTRON_VITE_OUT_DIR=<dir> writes to
  * <dir>/{main,preload,renderer} instead of out/ (both for the bundle test, test/src-main/desktop/bundle.test.ts).
  */
 import { resolve } from 'node:path';
-import vue from '@vitejs/plugin-vue';
 import { defineConfig, type UserConfig } from 'electron-vite';
+import { rendererViteConfig } from './src-renderer/vite.config';
 
 const root = import.meta.dirname;
 const outRoot = process.env.ELECTRON_VITE_OUT_DIR ? resolve(process.env.ELECTRON_VITE_OUT_DIR) : resolve(root, 'out');
@@ -36,16 +37,8 @@ const config: UserConfig = {
       },
     },
   },
-  renderer: {
-    root: resolve(root, 'src-renderer'),
-    base: './',
-    plugins: [vue()],
-    build: {
-      outDir: resolve(outRoot, 'renderer'),
-      emptyOutDir: true,
-      rolldownOptions: { input: resolve(root, 'src-renderer/index.html') },
-    },
-  },
+  // The console UI's own vite config (also used by `npm run build:console`): same bundle, another output dir.
+  renderer: rendererViteConfig(resolve(outRoot, 'renderer')),
 };
 
 if (process.env.ELECTRON_VITE_SKIP_RENDERER === '1') delete config.renderer;
