@@ -185,6 +185,7 @@ export const enUS: MessageSchema = {
       cancel: 'Cancel order',
       cancelReason: 'Reason (required)',
       cancelled: 'Order cancelled',
+      sandbox: { pay: 'Simulate payment', complete: 'Simulate completion', fail: 'Simulate failure', done: 'The sandbox channel reported the outcome' },
       feeItem: { service: 'Service fee', passage: 'Channel fee', deposit: 'Deposit', channel: 'Channel commission' },
       feeEffect: { deducted: 'Deducted from the order amount', added: 'Added to the merchant debit', informational: 'For information; does not change the merchant amount' },
     },

@@ -187,6 +187,7 @@ export const zhCN = {
       cancel: '取消订单',
       cancelReason: '取消原因（必填）',
       cancelled: '订单已取消',
+      sandbox: { pay: '模拟支付成功', complete: '模拟完成', fail: '模拟失败', done: '沙箱通道已上报结果' },
       feeItem: { service: '服务费', passage: '通道费', deposit: '保证金', channel: '通道佣金' },
       feeEffect: { deducted: '从订单金额中扣除', added: '计入商户扣款', informational: '仅供参考，不影响商户金额' },
     },

@@ -1,0 +1,143 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { flushPromises, type VueWrapper } from '@vue/test-utils';
+import OrderDetailDrawer from '../../../src-renderer/views/orders/modules/order-detail-drawer.vue';
+import { useMerchantStore } from '../../../src-renderer/stores/merchant-store';
+import type { ConsoleResponse } from '../../../src-shared/console-api/contract';
+import { fakeBridge, type FakeHandlers } from '../support/fake-bridge';
+import { MERCHANT } from '../support/fixtures';
+import { mountPage } from '../support/mount-page';
+
+type Detail = ConsoleResponse<'getOrder'>;
+const NO = 'B2026112111300012345678';
+
+function detail(overrides: Partial<Detail> = {}): Detail {
+  return {
+    order_id: '1',
+    order_no: NO,
+    order_type: 1,
+    status: 'paid',
+    cny_amount: '123.45',
+    merchant_amount: '123.45',
+    merchant_actual_amount: 12209,
+    service_rate: '0.006',
+    service_amount: 74,
+    passage_rate: '0.002',
+    passage_amount: 0,
+    deposit_rate: 50,
+    deposit_amount: 62,
+    base_rate: 30,
+    channel_amount: 0,
+    payment_method: 'alipay',
+    paychannel_id: 2,
+    channel: { id: 2, name: 'Sandbox beta', category: 'beta', category_text: 'Beta' },
+    payment_method_id: null,
+    payment_method_snapshot: null,
+    customer_payment_method: null,
+    customer_name: '张三',
+    pay_url: 'http://127.0.0.1:1/pay/tok',
+    expires_at: 1767227400,
+    createtime: 1767225600,
+    updatetime: 1767225660,
+    fees: {
+      amount: 12345,
+      items: [
+        { item: 'service', rate: '0.006', rate_unit: 'fraction', amount: 74, effect: 'deducted' },
+        { item: 'deposit', rate: '50', rate_unit: 'basis_points', amount: 62, effect: 'deducted' },
+      ],
+      merchant_actual_amount: 12209,
+      formula: 'merchant_actual_amount = cny_amount - service_amount - deposit_amount',
+    },
+    timeline: [{ from: 'pending', to: 'paid', source: 'channel', reason: 'sandbox: paid on the checkout page', time: 1767225660 }],
+    ledger: [],
+    callbacks: [
+      {
+        id: 9,
+        order_no: NO,
+        order_status: 'paid',
+        state: 'pending',
+        trigger: 'transition',
+        url: 'http://127.0.0.1:2/notify',
+        attempts: 2,
+        next_attempt_at: 1767225700,
+        createtime: 1767225660,
+        updatetime: 1767225670,
+        payload: {},
+        attempt_log: [
+          { attempt: 1, time: 1767225661, http_status: 500, latency_ms: 12, response_excerpt: 'boom', error: null, acknowledged: false },
+          { attempt: 2, time: 1767225666, http_status: null, latency_ms: 10000, response_excerpt: '', error: 'timeout after 10 s', acknowledged: false },
+        ],
+      },
+    ],
+    ...overrides,
+  };
+}
+
+let wrapper: VueWrapper | undefined;
+afterEach(() => {
+  wrapper?.unmount();
+  wrapper = undefined;
+  document.body.innerHTML = '';
+});
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    await flushPromises();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function open(handlers: FakeHandlers, operator = false) {
+  const fake = fakeBridge({ listMerchants: () => [MERCHANT], ...handlers });
+  wrapper = await mountPage(OrderDetailDrawer, { bridge: fake.bridge, merchantId: 1, props: { orderNo: NO } });
+  useMerchantStore().operatorMode = operator;
+  await settle();
+  return fake;
+}
+
+const drawer = () => document.querySelector<HTMLElement>('[data-test="order-detail"]')!;
+
+describe('order detail drawer', () => {
+  it('shows the fee breakdown, the timeline and every callback attempt', async () => {
+    await open({ getOrder: () => detail() });
+    const text = drawer().textContent!;
+    expect(text).toContain('123.45');
+    expect(drawer().querySelector('[data-fee="service"]')!.textContent).toContain('-0.74');
+    expect(drawer().querySelector('[data-fee="deposit"]')!.textContent).toContain('0.5%');
+    expect(drawer().querySelector('[data-test="fee-actual"]')!.textContent).toBe('122.09');
+    expect([...drawer().querySelectorAll('[data-test="order-timeline"] [data-to]')].map((e) => e.getAttribute('data-to'))).toEqual(['paid']);
+    expect(text).toContain('sandbox: paid on the checkout page');
+    expect(drawer().querySelector('[data-test="order-callbacks"] [data-state="pending"]')).not.toBeNull();
+    expect(text).toContain('2 attempt(s)');
+  });
+
+  it('resends the callback and reloads the order', async () => {
+    let resent = false;
+    const fake = await open({ getOrder: () => detail(resent ? { callbacks: [] } : {}), resendCallback: () => ((resent = true), detail().callbacks[0]!) });
+    drawer().querySelector<HTMLButtonElement>('[data-test="resend-callback"]')!.click();
+    await settle();
+    expect(fake.callsOf('resendCallback')).toEqual([{ merchant_id: 1, order_no: NO }]);
+    expect(fake.callsOf('getOrder')).toHaveLength(2);
+  });
+
+  it('offers operators only the sandbox outcomes the state machine still allows', async () => {
+    await open({ getOrder: () => detail({ status: 'paid' }) }, true);
+    const actions = () => [...drawer().querySelectorAll('[data-test="sandbox-actions"] [data-action]')].map((b) => b.getAttribute('data-action'));
+    expect(actions()).toEqual(['complete']);
+    expect(drawer().querySelector('[data-test="cancel-order"]')).toBeNull();
+    wrapper!.unmount();
+    document.body.innerHTML = '';
+
+    const fake = await open({ getOrder: () => detail({ status: 'pending' }), simulateOrderOutcome: () => detail({ status: 'paid' }) }, true);
+    expect(actions()).toEqual(['pay', 'fail']);
+    expect(drawer().querySelector('[data-test="cancel-order"]')).not.toBeNull();
+    drawer().querySelector<HTMLButtonElement>('[data-action="pay"]')!.click();
+    await settle();
+    expect(fake.callsOf('simulateOrderOutcome')).toEqual([{ merchant_id: 1, order_no: NO, action: 'pay' }]);
+    expect(actions()).toEqual(['complete']);
+  });
+
+  it('hides operator actions outside operator mode', async () => {
+    await open({ getOrder: () => detail({ status: 'pending' }) }, false);
+    expect(drawer().querySelector('[data-test="sandbox-actions"]')).toBeNull();
+  });
+});
