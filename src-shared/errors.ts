@@ -52,6 +52,8 @@ export const ErrorCode = {
   INTERNAL: 5000,
   /** The service is shutting down or not ready. */
   UNAVAILABLE: 5030,
+  /** The store cannot take the write (disk full, read-only, I/O error): nothing was stored. */
+  STORAGE_UNAVAILABLE: 5031,
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -81,6 +83,7 @@ const httpStatusByCode: Record<ErrorCode, number> = {
   [ErrorCode.CHANNEL_FAILURE]: 502,
   [ErrorCode.INTERNAL]: 500,
   [ErrorCode.UNAVAILABLE]: 503,
+  [ErrorCode.STORAGE_UNAVAILABLE]: 503,
 };
 
 export function httpStatusOf(code: ErrorCode): number {

@@ -7,6 +7,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AppError, isAppError } from '../../src-shared/errors';
 import { resolveDataDir } from '../store/data-dir';
+import { describeStorageProblem, storageProblemOf } from '../store/storage-errors';
 import { openService, type MerchantConsoleService } from '../service';
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -137,5 +138,8 @@ export function intOption(args: CommandArgs, name: string): number | undefined {
 
 export function describeError(err: unknown): string {
   if (isAppError(err)) return (err as AppError).message;
-  return err instanceof Error ? err.message : String(err);
+  const message = err instanceof Error ? err.message : String(err);
+  const storage = storageProblemOf(err);
+  // "database or disk is full" / "EROFS: read-only file system, open '…'" with the reason first.
+  return storage ? `${describeStorageProblem(storage)} (${message})` : message;
 }

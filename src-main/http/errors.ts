@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, ErrorCode, isAppError } from '../../src-shared/errors';
 import { BODY_LIMIT_BYTES } from '../../src-shared/constants';
+import { describeStorageProblem, storageProblemOf } from '../store/storage-errors';
 import { errorEnvelope, internalError } from './envelope';
 
 const FASTIFY_CODES: Record<string, () => AppError> = {
@@ -18,6 +19,8 @@ const FASTIFY_CODES: Record<string, () => AppError> = {
 
 export function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
+  const storage = storageProblemOf(err);
+  if (storage) return new AppError(ErrorCode.STORAGE_UNAVAILABLE, `storage: ${describeStorageProblem(storage)}; nothing was stored, try again later`);
   const fe = err as Partial<FastifyError>;
   if (fe.code && FASTIFY_CODES[fe.code]) return FASTIFY_CODES[fe.code]!();
   if (fe.statusCode === 400 && fe.code === 'FST_ERR_VALIDATION') return new AppError(ErrorCode.VALIDATION, fe.message ?? 'invalid request');
@@ -27,7 +30,7 @@ export function toAppError(err: unknown): AppError {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
     const appError = toAppError(err);
-    if (appError.code === ErrorCode.INTERNAL) {
+    if (appError.code === ErrorCode.INTERNAL || appError.code === ErrorCode.STORAGE_UNAVAILABLE) {
       // The details go to the log only, never to the client.
       request.log.error({ err }, 'request failed');
     }

@@ -28,7 +28,15 @@ export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv 
 }
 
 export function ensureDataDir(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    // A recursive mkdir under a read-only mount reports ENOENT; name the real cause.
+    let parent = path.dirname(dir);
+    while (!fs.existsSync(parent) && path.dirname(parent) !== parent) parent = path.dirname(parent);
+    fs.accessSync(parent, fs.constants.W_OK);
+    throw err;
+  }
   // Fail early and clearly on a read-only dir rather than deep inside SQLite.
   fs.accessSync(dir, fs.constants.W_OK);
 }

@@ -1,0 +1,186 @@
+/**
+ * A full disk or a read-only data dir: a clear error (503, code 5031, a
+ * message naming the cause; a clear CLI message at start-up), nothing half
+ * written, an intact database once the disk has room again.
+ *
+ * The SQLite-level simulations (max_page_count, query_only) run everywhere;
+ * the real ones (a small tmpfs that fills up, a read-only remount) need
+ * root with mount rights and are skipped without.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createMerchantClient, type MerchantClient } from '../../../src-shared/client/merchant-client';
+import { ErrorCode } from '../../../src-shared/errors';
+import { openService, type MerchantConsoleService } from '../../../src-main/service';
+import { expectLedgerConsistent } from '../../support/money';
+import { canMount, mountTmpfs } from '../../support/mounts';
+import { serveFailure, startServeChild } from '../../support/serve-child';
+import { clientFor, seedMerchant, testListener, testService, type SeededMerchant } from '../../support/service-harness';
+import { tempDir } from '../../support/temp-dir';
+
+const buy = (m: SeededMerchant) => ({ order_type: 1, cny_amount: '100.00', paychannel_id: m.channels.beta, paychannel_paymethod: 'alipay' });
+const sell = (m: SeededMerchant) => ({ order_type: 2, cny_amount: '10.00', paychannel_id: m.channels.beta, paychannel_paymethod: 'bank' });
+
+function integrity(service: MerchantConsoleService): string {
+  return service.db.pragma('integrity_check', { simple: true }) as string;
+}
+
+/** Creates orders until one is refused; returns the acknowledged order numbers and the refusal. */
+async function createUntilRefused(client: MerchantClient, m: SeededMerchant, max = 2000) {
+  const acked: string[] = [];
+  for (let i = 0; i < max; i++) {
+    const res = await client.createOrder(i % 3 === 2 ? sell(m) : buy(m));
+    if (res.body.code === 1) acked.push(res.body.data!.order_no);
+    else return { acked, refused: res };
+  }
+  throw new Error(`no refusal after ${max} orders`);
+}
+
+function expectStorageRefusal(res: { status: number; body: { code: number; msg: string; data: unknown } }, cause: RegExp): void {
+  expect(res.status).toBe(503);
+  expect(res.body.code).toBe(ErrorCode.STORAGE_UNAVAILABLE);
+  expect(res.body.msg).toMatch(cause);
+  expect(res.body.msg).toContain('nothing was stored');
+  expect(res.body.data).toBeNull();
+}
+
+describe('storage failures while running (simulated in SQLite)', () => {
+  it('disk full mid-run: 503 naming the full disk, nothing half written, writes resume once there is room', async () => {
+    const service = testService();
+    const m = seedMerchant(service, 'Full', { balance: 10_000_000 });
+    const listener = await testListener(service);
+    const client = clientFor(listener, m);
+    for (let i = 0; i < 5; i++) expect((await client.createOrder(buy(m))).body.code).toBe(1);
+    const pages = service.db.pragma('page_count', { simple: true }) as number;
+    service.db.pragma(`max_page_count = ${pages + 3}`);
+    const { acked, refused } = await createUntilRefused(client, m);
+    expectStorageRefusal(refused, /disk holding the data dir is full/);
+
+    // Every acknowledged order is there with its reservation; the refused one left nothing.
+    const ordersNow = (service.db.prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n;
+    expect(ordersNow).toBe(5 + acked.length);
+    for (const no of acked) expect(service.ctx.repos.orders.findByNo(no)).toBeDefined();
+    expectLedgerConsistent(service);
+    expect(integrity(service)).toBe('ok');
+    // Region data (no write) still answers.
+    expect((await fetch(`${listener.url}/addons/paychannel/channel/alpha/provinceList`)).status).toBe(200);
+
+    service.db.pragma('max_page_count = 1073741823');
+    expect((await client.createOrder(sell(m))).body.code).toBe(1);
+    expectLedgerConsistent(service);
+  });
+
+  it('database read-only mid-run: 503 naming the read-only data dir, then writes resume', async () => {
+    const service = testService();
+    const m = seedMerchant(service, 'RO', { balance: 10_000_000 });
+    const listener = await testListener(service);
+    const client = clientFor(listener, m);
+    expect((await client.createOrder(buy(m))).body.code).toBe(1);
+    service.db.pragma('query_only = ON'); // what SQLite reports once it cannot write: SQLITE_READONLY
+    const before = (service.db.prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n;
+    expectStorageRefusal((await client.createOrder(sell(m))) as never, /read-only/);
+    expect((service.db.prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n).toBe(before);
+    service.db.pragma('query_only = OFF');
+    expect((await client.createOrder(sell(m))).body.code).toBe(1);
+    expectLedgerConsistent(service);
+    expect(integrity(service)).toBe('ok');
+  });
+});
+
+/** The message of serve --json's error line. */
+function errorOf(stderr: string): string {
+  const line = stderr.trim().split('\n').find((l) => l.startsWith('{"error"'));
+  if (!line) throw new Error(`no JSON error line in: ${stderr}`);
+  return (JSON.parse(line) as { error: string }).error;
+}
+
+function prepareDataDir(dataDir: string): SeededMerchant {
+  const service = openService({ dataDir });
+  try {
+    return seedMerchant(service, 'Disk', { balance: 100_000_000 });
+  } finally {
+    service.close();
+  }
+}
+
+function clientOf(url: string, m: SeededMerchant): MerchantClient {
+  return createMerchantClient({ baseUrl: url, apiKey: m.apiKey, apiSecret: m.apiSecret });
+}
+
+describe.skipIf(!canMount())('storage failures on a real file system (tmpfs; root only)', () => {
+  it('a disk that fills up under serve: 503s, serve stays up, nothing lost or corrupt after it gets room', async () => {
+    const disk = mountTmpfs('3m');
+    const dataDir = path.join(disk.dir, 'data');
+    const m = prepareDataDir(dataDir);
+    const serve = await startServeChild(dataDir);
+    const client = clientOf(serve.url, m);
+    disk.fill(256 * 1024); // leave a little room: the first orders fit, then the WAL cannot grow
+    const { acked, refused } = await createUntilRefused(client, m);
+    expectStorageRefusal(refused, /full/);
+    expect(acked.length).toBeGreaterThan(0);
+    // Still serving, still refusing clearly.
+    expect((await fetch(`${serve.url}/addons/paychannel/channel/alpha/provinceList`)).status).toBe(200);
+    expectStorageRefusal((await client.createOrder(buy(m))) as never, /full/);
+    await serve.stop('SIGKILL'); // as if the machine went down with the disk full
+
+    disk.remount('size=64m');
+    const reopened = openService({ dataDir });
+    try {
+      expect(integrity(reopened)).toBe('ok');
+      for (const no of acked) expect(reopened.ctx.repos.orders.findByNo(no), no).toBeDefined();
+      expect((reopened.db.prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n).toBe(acked.length);
+      expectLedgerConsistent(reopened);
+    } finally {
+      reopened.close();
+    }
+    const again = await startServeChild(dataDir);
+    expect((await clientOf(again.url, m).createOrder(buy(m))).body.code).toBe(1);
+  }, 60_000);
+
+  it('a full disk at start-up: serve exits with a message naming the full disk', async () => {
+    const disk = mountTmpfs('2m');
+    disk.fill();
+    const failure = await serveFailure(path.join(disk.dir, 'fresh'));
+    expect(failure.code).not.toBe(0);
+    // serve --json: one JSON line on stderr; a message, not a stack trace.
+    expect(errorOf(failure.stderr)).toMatch(/^the disk holding the data dir is full \(/);
+    expect(failure.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a read-only data dir at start-up: serve exits with a message naming it; the data is untouched', async () => {
+    const disk = mountTmpfs('16m');
+    const dataDir = path.join(disk.dir, 'data');
+    prepareDataDir(dataDir);
+    const before = fs.readFileSync(path.join(dataDir, 'merchant-console.sqlite'));
+    disk.remount('ro');
+    const existing = await serveFailure(dataDir);
+    expect(existing.code).not.toBe(0);
+    expect(errorOf(existing.stderr)).toMatch(/^the data dir is read-only \(EROFS/);
+    const fresh = await serveFailure(path.join(disk.dir, 'fresh'));
+    expect(errorOf(fresh.stderr)).toMatch(/^the data dir is read-only \(EROFS/);
+    disk.remount('rw');
+    expect(fs.readFileSync(path.join(dataDir, 'merchant-console.sqlite')).equals(before)).toBe(true);
+    const reopened = openService({ dataDir });
+    try {
+      expect(integrity(reopened)).toBe('ok');
+    } finally {
+      reopened.close();
+    }
+  });
+});
+
+describe.skipIf(process.getuid?.() === 0 || process.platform === 'win32')('a data dir this user may not write (non-root)', () => {
+  it('serve exits with a message naming the data dir', async () => {
+    const dataDir = path.join(tempDir(), 'data');
+    prepareDataDir(dataDir);
+    fs.chmodSync(dataDir, 0o500);
+    try {
+      const failure = await serveFailure(dataDir);
+      expect(failure.code).not.toBe(0);
+      expect(errorOf(failure.stderr)).toMatch(/^the data dir is not writable by this user/);
+    } finally {
+      fs.chmodSync(dataDir, 0o700);
+    }
+  });
+});
