@@ -17,6 +17,9 @@ export const JOB_RETRY_DELAYS = [5, 30, 120, 600, 1800] as const;
 /** A payout the channel could not even be given after this many attempts is cancelled (funds released). */
 export const MAX_PAYOUT_START_ATTEMPTS = 10;
 
+/** Unpaid orders cancelled per write job by the expiry sweep. */
+export const EXPIRY_BATCH = 200;
+
 export type WriteRunner = <T>(fn: () => T) => Promise<T>;
 
 export interface OrderWorkReport {
@@ -90,7 +93,12 @@ export function createOrderWorker(ctx: ServiceContext, deps: { drivers: ChannelD
     /** Runs everything due now; resolves when done. */
     async runDue(): Promise<OrderWorkReport> {
       const report: OrderWorkReport = { expired: 0, jobs: 0, failed: 0 };
-      report.expired = await write(() => lifecycle.expireDue());
+      // One batch per write job: HTTP writes interleave with a long catch-up.
+      for (;;) {
+        const expired = await write(() => lifecycle.expireDue(EXPIRY_BATCH, 1));
+        report.expired += expired;
+        if (expired < EXPIRY_BATCH) break;
+      }
       const seen = new Set<number>();
       for (;;) {
         const due = repos.lifecycle.dueJobs(clock.now(), 100).filter((j) => !seen.has(j.id));

@@ -110,11 +110,16 @@ export function createOrderLifecycleService(ctx: ServiceContext, deps: { ledger:
       return transition(order, 'cancelled', { source: 'operator', reason: text.slice(0, 256) });
     },
 
-    /** Cancels unpaid orders whose deadline passed; returns how many. Catches up any backlog. */
-    expireDue(limit = 200): number {
+    /**
+     * Cancels unpaid orders whose deadline passed, `limit` per transaction;
+     * returns how many. Catches up any backlog, or at most `maxBatches`
+     * batches (the worker commits between batches so a long catch-up never
+     * holds the write lock for long).
+     */
+    expireDue(limit = 200, maxBatches = Infinity): number {
       let total = 0;
       const skipped = new Set<number>();
-      for (;;) {
+      for (let round = 0; round < maxBatches; round++) {
         const batch = repos.orders.pendingExpired(clock.now(), limit + skipped.size).filter((o) => !skipped.has(o.id)).slice(0, limit);
         if (batch.length === 0) return total;
         writeTransaction(db, () => {
@@ -130,6 +135,7 @@ export function createOrderLifecycleService(ctx: ServiceContext, deps: { ledger:
           }
         });
       }
+      return total;
     },
 
     timelineOf(orderId: number) {

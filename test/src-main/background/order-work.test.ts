@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openService } from '../../../src-main/service';
-import { MAX_PAYOUT_START_ATTEMPTS } from '../../../src-main/background/order-worker';
+import { EXPIRY_BATCH, MAX_PAYOUT_START_ATTEMPTS } from '../../../src-main/background/order-worker';
 import { manualClock, seedMerchant, testService } from '../../support/service-harness';
 import { expectLedgerConsistent, newBuy, newSell, reload } from '../../support/money';
 import { tempDir } from '../../support/temp-dir';
@@ -89,6 +89,20 @@ describe('scheduled order work', () => {
     } finally {
       service.close();
     }
+  });
+
+  it('catches up a large expiry backlog in several short write jobs', async () => {
+    const clock = manualClock(1_800_000_000);
+    const service = testService({ clock });
+    const m = seedMerchant(service);
+    service.db.transaction(() => {
+      for (let i = 0; i < 2 * EXPIRY_BATCH + 50; i++) newBuy(service, m);
+    })();
+    clock.advance(1800);
+    const jobsBefore = service.writeQueue.stats.jobs;
+    expect((await service.work.runDue()).orders.expired).toBe(2 * EXPIRY_BATCH + 50);
+    expect(service.writeQueue.stats.jobs - jobsBefore).toBe(3);
+    expect(service.ctx.repos.orders.nextExpiry()).toBeNull();
   });
 
   it('retries a failing driver call with backoff and gives up on a payout it cannot start', async () => {
