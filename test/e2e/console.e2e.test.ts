@@ -234,6 +234,16 @@ describe('browser console against serve --demo', () => {
     await go('/settings');
     await page.locator('[data-test="merchants-table"] tbody tr').first().waitFor();
     await shot('settings-merchants');
+    // A new merchant: its secret is shown once, then it can be chosen in the switcher.
+    await page.locator('[data-test="create-merchant"]').click();
+    await page.locator('[data-test="merchant-name"] input').fill('E2E 商户');
+    await page.locator('[data-test="merchant-name"] input').press('Enter');
+    await page.locator('[data-test="secret-once"]').waitFor();
+    expect(await page.locator('[data-test="api-secret"]').innerText()).toMatch(/^sk_[A-Za-z0-9_-]{32,}$/);
+    await shot('settings-merchant-secret');
+    await page.locator('[data-test="secret-ack"]').click();
+    expect(await page.locator('[data-test="secret-once"]').count()).toBe(0);
+    expect(await page.locator('[data-test="merchants-table"] tbody tr').count()).toBe(2);
     await page.locator('.n-tabs-tab', { hasText: '监听服务' }).click();
     await page.locator('[data-test="listener-status"]').waitFor();
     await shot('settings-listener');
