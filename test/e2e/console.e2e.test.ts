@@ -15,7 +15,8 @@ import { residentIdCheckChar } from '../../src-shared/validation/rules';
 import { computeBuyFees } from '../../src-shared/fees';
 
 const SHOTS = resolve(import.meta.dirname, '../../test-results');
-const SETTLE_DELAY_S = 3;
+// Long enough to see "paid" in the list on a slow machine before the channel settles it.
+const SETTLE_DELAY_S = 8;
 const STEP_TIMEOUT = 15_000;
 /** The demo channels' fees (src-main/demo-seed.ts). */
 const DEMO_FEES = { service_rate: '0.006', passage_rate: '0.002', deposit_rate: 50, base_rate: 30 };
