@@ -15,6 +15,8 @@ export interface RunningChild {
   /** The JSON line the process printed when listening. */
   summary: Record<string, unknown>;
   stderr(): string;
+  /** Everything printed on stdout so far (pino logs go there). */
+  stdout(): string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -27,6 +29,12 @@ export async function startListeningChild(args: string[], options: { env?: NodeJ
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
+  let stdout = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => {
+    stdout += chunk;
+    if (stdout.length > 4_000_000) stdout = stdout.slice(-2_000_000);
+  });
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => {
     stderr += chunk;
@@ -60,6 +68,7 @@ export async function startListeningChild(args: string[], options: { env?: NodeJ
     listenMs,
     summary,
     stderr: () => stderr,
+    stdout: () => stdout,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
