@@ -19,6 +19,9 @@ import { parseOrThrow } from '../../src-shared/validation/parse';
 import { errorEnvelope, internalError, successEnvelope } from '../http/envelope';
 import type { MerchantConsoleService } from '../service';
 import { toBuyOrderView, toSellOrderView } from '../services/order-service';
+import { requestFingerprint } from '../services/idempotency-service';
+import type { JsonObject } from '../../src-shared/json/lossless-json';
+import type { CreatedOrderView } from '../../src-shared/schemas/merchant-api';
 
 export type ConsoleHandlers = {
   [M in ConsoleMethod]: (request: ConsoleParsedRequest<M>) => ConsoleResponse<M> | Promise<ConsoleResponse<M>>;
@@ -39,7 +42,7 @@ export interface ConsoleRuntimeInfo {
 }
 
 export function createConsoleHandlers(service: MerchantConsoleService, runtime: ConsoleRuntimeInfo): ConsoleHandlers {
-  const { merchants, channels, orders, paymentMethods, orderReports, settings, regions, ledger, lifecycle, orderAdmin, callbacks, sandbox } =
+  const { merchants, channels, orders, paymentMethods, orderReports, settings, regions, ledger, lifecycle, orderAdmin, callbacks, sandbox, idempotency } =
     service.services;
   const write = <T>(fn: () => T): Promise<T> => service.writeQueue.run(fn);
 
@@ -79,13 +82,30 @@ export function createConsoleHandlers(service: MerchantConsoleService, runtime: 
     listOrders: (req) => orderReports.list(merchantId(req.merchant_id), req),
     getOrder: (req) => orderReports.detail(merchantId(req.merchant_id), req.order_no),
     createOrder: async (req) => {
-      const { merchant_id, ...input } = req;
+      const { merchant_id, idempotency_key, ...input } = req;
       const merchant = merchants.require(merchant_id);
       if (merchant.enabled !== 1) throw new AppError(ErrorCode.CONFLICT, `merchant_id: merchant ${merchant_id} is disabled`);
-      const row = await write(() =>
-        input.order_type === ORDER_TYPE.BUY ? orders.createBuy(merchant_id, input) : orders.createSell(merchant_id, input),
-      );
-      return row.order_type === ORDER_TYPE.BUY ? toBuyOrderView(row, service.ctx.publicUrl()) : toSellOrderView(row);
+      // Console keys live apart from the HTTP API's Idempotency-Key values of the same merchant.
+      const key = idempotency_key === undefined ? undefined : `console:${idempotency_key}`;
+      const fingerprint = key === undefined ? '' : requestFingerprint(input as unknown as JsonObject, {});
+      return write(() => {
+        if (key !== undefined) {
+          let stored: string | undefined;
+          try {
+            stored = idempotency.replayFor(merchant_id, key, fingerprint);
+          } catch (err) {
+            if (err instanceof AppError && err.code === ErrorCode.IDEMPOTENCY_MISMATCH) {
+              throw new AppError(ErrorCode.IDEMPOTENCY_MISMATCH, 'idempotency_key: already used with different order fields');
+            }
+            throw err;
+          }
+          if (stored !== undefined) return JSON.parse(stored) as CreatedOrderView;
+        }
+        const row = input.order_type === ORDER_TYPE.BUY ? orders.createBuy(merchant_id, input) : orders.createSell(merchant_id, input);
+        const view = row.order_type === ORDER_TYPE.BUY ? toBuyOrderView(row, service.ctx.publicUrl()) : toSellOrderView(row);
+        if (key !== undefined) idempotency.remember(merchant_id, key, fingerprint, JSON.stringify(view), row.id);
+        return view;
+      });
     },
     exportOrders: (req) => orderReports.exportChunk(merchantId(req.merchant_id), req),
     getDashboardStats: (req) => orderReports.dashboard(merchantId(req.merchant_id)),

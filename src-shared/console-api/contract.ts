@@ -74,6 +74,14 @@ export const serviceInfoView = z.object({
 
 const orderNoParam = z.string().trim().min(1).max(64);
 
+const consoleCreateExtras = {
+  ...merchantScoped,
+  idempotency_key: z
+    .string()
+    .regex(/^[\x21-\x7e]([\x20-\x7e]{0,253}[\x21-\x7e])?$/, { error: 'must be 1-255 printable ASCII characters, without leading or trailing spaces' })
+    .optional(),
+};
+
 export const consoleApiContract = {
   getServiceInfo: entry('public', noParams, serviceInfoView),
   /**
@@ -100,10 +108,14 @@ export const consoleApiContract = {
   ),
   /** Every field of the spec's Order / Buy / Sell resources plus channel and fee breakdown. */
   getOrder: entry('merchant', z.strictObject({ ...merchantScoped, order_no: orderNoParam }), orderDetailView),
-  /** The merchant API's createOrder without signature: same validation, services and ledger. */
+  /**
+   * The merchant API's createOrder without signature: same validation, services and ledger. With
+   * `idempotency_key` (the UI makes one per form submission), a retry with the same key and fields
+   * answers the first order instead of creating another; other fields → 409 (4003).
+   */
   createOrder: entry(
     'merchant',
-    z.discriminatedUnion('order_type', [createBuyOrderFields.extend(merchantScoped), createSellOrderFields.extend(merchantScoped)], {
+    z.discriminatedUnion('order_type', [createBuyOrderFields.extend(consoleCreateExtras), createSellOrderFields.extend(consoleCreateExtras)], {
       error: (issue) => (issue.code === 'invalid_union' ? 'must be 1 (buy) or 2 (sell)' : undefined),
     }),
     createdOrderView,

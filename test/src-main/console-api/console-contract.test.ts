@@ -158,6 +158,23 @@ describe('console contract: public and merchant-scoped calls', () => {
     expect(rowCount(c.service, 'orders')).toBe(before + 1);
   });
 
+  it('createOrder with idempotency_key: a retry answers the first order; other fields are refused; nothing extra written', async () => {
+    const req = { merchant_id: c.m.id, order_type: 1, cny_amount: '12.30', paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank', idempotency_key: 'form-7f3a' };
+    const first = await ok(c, 'createOrder', req);
+    const before = rowCount(c.service, 'orders');
+    c.clock.advance(30);
+    expect(await ok(c, 'createOrder', { ...req, cny_amount: 12.3 })).toEqual(first);
+    expect(rowCount(c.service, 'orders')).toBe(before);
+    await fails(c, 'createOrder', { ...req, cny_amount: '12.31' }, 4003, 'idempotency_key: already used with different order fields');
+    await fails(c, 'createOrder', { ...req, idempotency_key: ' padded' }, 1001, /^idempotency_key: must be 1-255 printable ASCII/);
+    await fails(c, 'createOrder', { ...req, idempotency_key: 'x'.repeat(256) }, 1001, /^idempotency_key: must be 1-255 printable ASCII/);
+    expect(rowCount(c.service, 'orders')).toBe(before);
+    // The same text as an HTTP Idempotency-Key of this merchant is another key.
+    expect(c.service.services.idempotency.replayFor(c.m.id, 'form-7f3a', 'whatever')).toBeUndefined();
+    const other = await ok(c, 'createOrder', { ...req, idempotency_key: 'form-8b1c' });
+    expect(other.order_no).not.toBe(first.order_no);
+  });
+
   it('createOrder (sell) on beta and alpha, with the alpha rules of the spec', async () => {
     const sell = { merchant_id: c.m.id, order_type: 2, cny_amount: '200', paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank' };
     const beta = await ok(c, 'createOrder', sell);
