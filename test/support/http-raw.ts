@@ -11,16 +11,28 @@ export interface RawResponse {
   json<T = { code: number; msg: string; data: unknown }>(): T;
 }
 
+/**
+ * One request on its own connection (no keep-alive: a refused request may
+ * close its socket). `path` is sent verbatim, unnormalised, so tests can
+ * send paths a URL parser would rewrite.
+ */
 export function rawRequest(
   baseUrl: string,
   method: string,
   path: string,
   { headers = {}, body }: { headers?: Record<string, string>; body?: string } = {},
 ): Promise<RawResponse> {
-  const url = new URL(path, baseUrl);
+  const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, method, path: url.pathname + url.search, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path,
+        agent: false,
+        headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -31,7 +43,6 @@ export function rawRequest(
       },
     );
     req.on('error', reject);
-    if (body !== undefined) req.write(body);
-    req.end();
+    req.end(body);
   });
 }

@@ -10,7 +10,6 @@
  * seed of a failure for replay.
  */
 import fc from 'fast-check';
-import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeSignature } from '../../../src-shared/client/sign';
@@ -23,7 +22,7 @@ import { startListener, type RunningListener } from '../../../src-main/http/serv
 import { RATE_LIMITS_OFF } from '../../../src-main/http/rate-limit';
 import { openService, type MerchantConsoleService } from '../../../src-main/service';
 import { expectLedgerConsistent, newBuy } from '../../support/money';
-import type { RawResponse } from '../../support/http-raw';
+import { rawRequest, type RawResponse } from '../../support/http-raw';
 import { seedMerchant, type SeededMerchant } from '../../support/service-harness';
 import { tempDir } from '../../support/temp-dir';
 
@@ -78,31 +77,8 @@ function percentEncode(text: string): string {
   return [...Buffer.from(text, 'utf8')].map((b) => '%' + b.toString(16).padStart(2, '0')).join('');
 }
 
-/** One request on its own connection (no keep-alive: a refused request may close its socket). */
 function send(method: string, path: string, body?: string, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<RawResponse> {
-  const url = new URL(listener.url);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: url.hostname,
-        port: url.port,
-        method,
-        path,
-        agent: false,
-        headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode!, headers: res.headers, body: text, json: () => JSON.parse(text) });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+  return rawRequest(listener.url, method, path, { headers, ...(body === undefined ? {} : { body }) });
 }
 
 /** Raw bytes on a socket, for requests the HTTP parser refuses; resolves with what came back before the close. */
