@@ -12,6 +12,7 @@ import { consoleApiContract, type ConsoleResponse } from '../../../src-shared/co
 import { CONSOLE_METHODS, type ConsoleMethod } from '../../../src-shared/console-api/methods';
 import type { Envelope } from '../../../src-shared/errors';
 import { manualClock, rowCount, seedMerchant, testService, type SeededMerchant } from '../../support/service-harness';
+import { ALPHA_CARD, ALPHA_PERSONAL } from '../../support/alpha-fixtures';
 
 const covered = new Set<ConsoleMethod>();
 
@@ -68,15 +69,8 @@ async function fails(c: Ctx, method: string, request: unknown, code: number, msg
 const buy = (c: Ctx, amount: string | number = '100.50', extra: Record<string, unknown> = {}) =>
   ok(c, 'createOrder', { merchant_id: c.m.id, order_type: 1, cny_amount: amount, paychannel_id: c.m.channels.beta, paychannel_paymethod: 'alipay', ...extra });
 
-const alphaPersonal = {
-  name: '张三',
-  cert_type: '00',
-  cert_no: '11010519491231002X',
-  cert_validity_type: '1',
-  cert_begin_date: '20200101',
-  mobile_no: '13800138000',
-};
-const alphaCard = { card_type: '1', card_name: '张三', card_no: '6222020200112233445', prov_id: '110000', area_id: '110100' };
+const alphaPersonal = ALPHA_PERSONAL;
+const alphaCard = ALPHA_CARD;
 
 describe('console contract: public and merchant-scoped calls', () => {
   let c: Ctx;

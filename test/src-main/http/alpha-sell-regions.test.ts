@@ -5,16 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { clientFor, rowCount, seedMerchant, testListener, testService } from '../../support/service-harness';
+import { ALPHA_CARD_BASE, ALPHA_PERSONAL } from '../../support/alpha-fixtures';
 
-const personal = {
-  name: '张三',
-  cert_type: '00',
-  cert_no: '11010519491231002X',
-  cert_validity_type: '1',
-  cert_begin_date: '20200101',
-  mobile_no: '13800138000',
-};
-const cardBase = { card_type: '1', card_name: '张三', card_no: '6222020200112233445' };
+const personal = ALPHA_PERSONAL;
+const cardBase = ALPHA_CARD_BASE;
 
 async function setup() {
   const service = testService();

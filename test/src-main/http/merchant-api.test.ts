@@ -9,6 +9,7 @@ import { newNonce } from '../../../src-shared/client/merchant-client';
 import { parseJsonLossless, type JsonObject } from '../../../src-shared/json/lossless-json';
 import { openService } from '../../../src-main/service';
 import { clientFor, manualClock, rowCount, seedMerchant, testListener, testService } from '../../support/service-harness';
+import { ALPHA_CARD, ALPHA_PERSONAL } from '../../support/alpha-fixtures';
 
 const PREFIX = '/addons/paychannel/merchant';
 
@@ -109,15 +110,8 @@ describe('createOrder (sell)', () => {
     expect((data.customer_payment_method as Record<string, string>).full_info).toContain('621700*********4567');
   });
 
-  const personal = {
-    name: '张三',
-    cert_type: '00',
-    cert_no: '11010519491231002X',
-    cert_validity_type: '1',
-    cert_begin_date: '20200101',
-    mobile_no: '13800138000',
-  };
-  const card = { card_type: '1', card_name: '张三', card_no: '6222020200112233445', prov_id: '110000', area_id: '110100' };
+  const personal = ALPHA_PERSONAL;
+  const card = ALPHA_CARD;
 
   it('requires both alpha objects on alpha channels and refuses them elsewhere', async () => {
     const { client, merchant, service } = await setup();
