@@ -1,12 +1,12 @@
 /**
- * Bundles the CLI (and with it `serve`) into one ES module,
- * dist/cli/merchant-console.mjs, with every dependency inlined except the
- * native better-sqlite3. Loading ~200 CommonJS files of Fastify, zod and
- * friends through tsx takes 1–2 s; the bundle starts listening in about
- * half a second (docs/benchmarks.md). bin/merchant-console.mjs uses the
- * bundle only while every source file it was built from is unchanged
- * (size and mtime, recorded here in inputs.json), else it runs the
- * sources through tsx as before.
+ * Bundles the CLI (and with it `serve`) into one CommonJS file,
+ * dist/cli/merchant-console.cjs, with every dependency inlined except the
+ * native better-sqlite3. Loading ~200 files of Fastify, zod and friends
+ * through tsx takes 1.5–4 s; the bundle, run by bin/merchant-console.mjs
+ * with a V8 code cache it keeps next to it, listens in about half a second
+ * (docs/benchmarks.md). bin uses the bundle only while every source file it
+ * was built from is unchanged (size and mtime, recorded here in
+ * inputs.json), else it runs the sources through tsx as before.
  *
  * dist/cli/ is two levels below the root like src-main/<dir>/, so paths the
  * sources resolve from import.meta.url (the console's out/console) land on
@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-export const BUNDLE_FILE = 'merchant-console.mjs';
+export const BUNDLE_FILE = 'merchant-console.cjs';
 export const INPUTS_FILE = 'inputs.json';
 
 /** Builds into `outDir` (default dist/cli); returns the bundle's absolute path. */
@@ -32,15 +32,22 @@ export async function buildCliBundle(outDir = path.join(root, 'dist', 'cli')): P
   const tmpSuffix = `.tmp-${process.pid}`;
   const result = await build({
     absWorkingDir: root,
-    entryPoints: ['src-main/cli/index.ts'],
+    // src-main/cli/index.ts without its top-level await, which CommonJS cannot hold.
+    stdin: {
+      contents: "import { processIo, runCli } from './src-main/cli/main';\nvoid runCli(process.argv.slice(2), processIo).then((code) => { process.exitCode = code; });\n",
+      resolveDir: root,
+      sourcefile: 'cli-entry.ts',
+      loader: 'ts',
+    },
     outfile: outfile + tmpSuffix,
     bundle: true,
     platform: 'node',
-    format: 'esm',
+    // CommonJS, so bin can run it through vm.Script with a V8 code cache (no such thing for ES modules on Node 20).
+    format: 'cjs',
     target: 'node20',
     external: ['better-sqlite3', 'electron'],
-    // CommonJS dependencies inside an ES module still call require().
-    banner: { js: "import { createRequire as __mcCreateRequire } from 'node:module'; const require = __mcCreateRequire(import.meta.url);" },
+    define: { 'import.meta.url': '__mcImportMetaUrl' },
+    banner: { js: "const __mcImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
     metafile: true,
     logLevel: 'warning',
     legalComments: 'none',
@@ -53,6 +60,8 @@ export async function buildCliBundle(outDir = path.join(root, 'dist', 'cli')): P
     return [p, st.size, Math.floor(st.mtimeMs)] as const;
   });
   fs.renameSync(outfile + tmpSuffix, outfile);
+  // Code caches of the previous bundle are useless now.
+  for (const f of fs.readdirSync(outDir)) if (f.endsWith('.cache') || f.endsWith('.mjs')) fs.rmSync(path.join(outDir, f), { force: true });
   fs.writeFileSync(path.join(outDir, INPUTS_FILE) + tmpSuffix, JSON.stringify({ built: new Date().toISOString(), inputs }));
   fs.renameSync(path.join(outDir, INPUTS_FILE) + tmpSuffix, path.join(outDir, INPUTS_FILE));
   return { file: outfile, inputs: inputs.length, bytes: fs.statSync(outfile).size };

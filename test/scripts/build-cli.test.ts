@@ -33,7 +33,7 @@ describe('CLI bundle', () => {
     fs.mkdirSync(path.join(dir, 'src-main', 'cli'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'src-main', 'cli', 'index.ts'), "console.log('sources');\n");
     fs.mkdirSync(path.join(dir, 'dist', 'cli'), { recursive: true });
-    fs.writeFileSync(path.join(dir, 'dist', 'cli', 'merchant-console.mjs'), "console.log('bundle');\n");
+    fs.writeFileSync(path.join(dir, 'dist', 'cli', 'merchant-console.cjs'), "console.log('bundle');\n");
     const source = path.join(dir, 'src-main', 'cli', 'index.ts');
     const record = () => {
       const st = fs.statSync(source);
@@ -43,6 +43,9 @@ describe('CLI bundle', () => {
       execFileSync(process.execPath, [path.join(dir, 'bin', 'merchant-console.mjs')], { encoding: 'utf8', env: { ...process.env, ...env } }).trim();
 
     record();
+    expect(run()).toBe('bundle');
+    // The first run left a V8 code cache; the next ones start from it.
+    expect(fs.readdirSync(path.join(dir, 'dist', 'cli')).some((f) => f.endsWith('.cache'))).toBe(true);
     expect(run()).toBe('bundle');
     expect(run({ MERCHANT_CONSOLE_NO_BUNDLE: '1' })).toBe('sources');
     fs.appendFileSync(source, '// edited\n');
