@@ -2,10 +2,11 @@
  * Schema-first merchant routes. Each route declares its body schema, an
  * optional query schema, its response (data) schema and whether it writes.
  * The wrapper runs the same steps for all of them:
- *   body is a JSON object → signature verified → body/query validated →
- *   nonce consumed and the service called, both inside one group-commit
- *   batch (write-queue.ts; a read's nonce is not fsynced on its own) →
- *   envelope serialised through the response schema after the commit.
+ *   body is a JSON object → body/query parsed (the verdict kept for later)
+ *   → inside one group-commit batch (write-queue.ts): signature verified,
+ *   per-api_key rate limit, nonce consumed, service called → after the
+ *   commit (a read's nonce is not fsynced on its own): the validation error
+ *   if any, else the envelope serialised through the response schema.
  * A write route marked `idempotent` also honours an Idempotency-Key header:
  * inside the same write, a stored first answer is replayed (or a mismatch
  * refused) instead of writing, and a new answer is stored with the write.
@@ -110,11 +111,10 @@ export function registerMerchantRoute(
       if (!isJsonObject(rawBody)) throw new AppError(ErrorCode.BODY_NOT_OBJECT, 'body: must be a JSON object');
       const body: JsonObject = rawBody;
       const rawQuery = singleValuedQuery(request.query);
-      const verified = requestAuth.verify(body, rawQuery);
-      options.checkApiKey?.(verified.merchant.api_key);
 
-      // Validation errors are reported after the nonce is consumed: a signed
-      // request is used up whether or not its parameters are valid.
+      // Parsed here (CPU only) but reported only after authentication, which
+      // runs in the batch below: an unauthenticated request learns nothing,
+      // and a signed one uses up its nonce whether or not it is valid.
       let input: { body: unknown; query: unknown } | undefined;
       let invalid: unknown;
       let idempotencyKey: string | undefined;
@@ -129,32 +129,37 @@ export function registerMerchantRoute(
       } catch (err) {
         invalid = err;
       }
-      const ctx = input && { merchant: verified.merchant, body: input.body, query: input.query, request };
       const fingerprint = idempotencyKey === undefined ? '' : requestFingerprint(body, rawQuery);
+      let ctx: MerchantRouteContext<unknown, unknown> | undefined;
 
       // Only the nonce of a read (or of a refused write) needs no fsync of its
       // own: it is safe from a process crash at once and on disk with the next
       // durable commit (write-queue.ts, docs/benchmarks.md).
-      const writes = route.kind === 'write' && ctx !== undefined;
+      const writes = route.kind === 'write' && input !== undefined;
       const outcome = await service.writeQueue.run(
         (): Outcome | undefined => {
+          // Every SQLite read of the request runs in the batch's transaction:
+          // the batch takes SQLite's lock once instead of once per statement.
+          // A refusal here (authentication, rate limit) throws: the job's
+          // savepoint is undone and the nonce stays unused.
+          const verified = requestAuth.verify(body, rawQuery);
+          options.checkApiKey?.(verified.merchant.api_key);
           requestAuth.consumeNonce(verified);
-          if (!ctx) return undefined;
+          if (!input) return undefined;
+          const c = (ctx = { merchant: verified.merchant, body: input.body, query: input.query, request });
           try {
-            // A read runs here too, inside the batch's transaction: the whole
-            // batch takes SQLite's lock once instead of once per statement.
-            if (route.kind === 'read') return { ok: true, value: route.handle(ctx) };
+            if (route.kind === 'read') return { ok: true, value: route.handle(c) };
             // Savepoint: a failed write leaves the nonce consumed and nothing else.
             return {
               ok: true,
               value: db.transaction((): WriteResult => {
-                if (idempotencyKey === undefined) return { result: route.write(ctx) };
+                if (idempotencyKey === undefined) return { result: route.write(c) };
                 const merchantId = verified.merchant.id;
                 const replay = idempotency.replayFor(merchantId, idempotencyKey, fingerprint);
                 if (replay !== undefined) return { envelope: replay, replayed: true };
-                const result = route.write(ctx);
+                const result = route.write(c);
                 const time = route.withTime ? String(service.ctx.clock.now()) : undefined;
-                const envelope = JSON.stringify(successEnvelope(route.present(result, ctx), route.message ?? 'success', time));
+                const envelope = JSON.stringify(successEnvelope(route.present(result, c), route.message ?? 'success', time));
                 idempotency.remember(merchantId, idempotencyKey, fingerprint, envelope, route.orderIdOf?.(result) ?? null);
                 return { envelope, replayed: false };
               })(),

@@ -269,7 +269,7 @@ export function createOrderRepository(db: Database, { seekFromOffset = DEFAULT_S
         const cutLo = start !== undefined && start > lo;
         const cutHi = end !== undefined && end < hi;
         const upTo = cutHi ? end : hi;
-        const n = cutLo || cutHi ? s.countRange.get({ ...eq, lo: cutLo ? start : lo, hi: upTo })!.n : dayCount;
+        const n = !cutLo && !cutHi ? dayCount : partialDayCount(s, eq, { lo, hi, from: cutLo ? start : lo, to: upTo, dayCount });
         if (seek === undefined && total + n > f.offset) seek = { upTo, before: total };
         total += n;
       }
@@ -279,6 +279,23 @@ export function createOrderRepository(db: Database, { seekFromOffset = DEFAULT_S
     const params = { ...eq, upTo: seek.upTo, limit: f.limit, offset: f.offset - seek.before };
     const rows = start === undefined ? s.page.all(params) : s.pageFrom.all({ ...params, startTime: start });
     return { rows, total };
+  }
+
+  /**
+   * Orders of one day inside [from, to] (a time filter cuts the day): counted
+   * on the index over the part inside, or over the part outside and taken
+   * from the day's count, whichever part is shorter.
+   */
+  function partialDayCount(
+    s: CountedStatements,
+    eq: Record<string, unknown>,
+    d: { lo: number; hi: number; from: number; to: number; dayCount: number },
+  ): number {
+    const inside = d.to - d.from;
+    if (d.from > d.lo && d.to < d.hi) return s.countRange.get({ ...eq, lo: d.from, hi: d.to })!.n;
+    if (d.from > d.lo && d.from - d.lo < inside) return d.dayCount - s.countRange.get({ ...eq, lo: d.lo, hi: d.from - 1 })!.n;
+    if (d.to < d.hi && d.hi - d.to < inside) return d.dayCount - s.countRange.get({ ...eq, lo: d.to + 1, hi: d.hi })!.n;
+    return s.countRange.get({ ...eq, lo: d.from, hi: d.to })!.n;
   }
 
   // One read transaction: total and page come from the same snapshot even if

@@ -10,6 +10,7 @@ import { migration0003LedgerLifecycle } from './0003-ledger-lifecycle';
 import { migration0004OrderCounts } from './0004-order-counts';
 import { migration0005Callbacks } from './0005-callbacks';
 import { migration0006Idempotency } from './0006-idempotency';
+import { migration0007OrderCountIndexes } from './0007-order-count-indexes';
 
 export interface Migration {
   version: number;
@@ -24,6 +25,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0004OrderCounts,
   migration0005Callbacks,
   migration0006Idempotency,
+  migration0007OrderCountIndexes,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

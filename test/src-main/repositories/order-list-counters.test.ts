@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { ORDER_STATUSES, type OrderStatus } from '../../../src-shared/constants';
 import { createOrderRepository, type NewOrderRow, type OrderListFilter } from '../../../src-main/repositories/order-repository';
 import { openDatabase, type Database } from '../../../src-main/store/database';
+import { MIGRATIONS } from '../../../src-main/store/migrations/index';
 import { seedMerchant, testService } from '../../support/service-harness';
 import { tempDir } from '../../support/temp-dir';
 import path from 'node:path';
@@ -66,6 +67,9 @@ const queryArb = fc.record({
   endTime: fc.option(timeArb, { nil: undefined }),
   page: fc.integer({ min: 1, max: 12 }),
   limit: fc.constantFrom(1, 2, 3, 5, 20, 100),
+  // Bounds exactly on (or next to) an existing order's time, where an off-by-one would show.
+  startAtOrder: fc.option(fc.record({ pick: fc.nat(), delta: fc.constantFrom(-1, 0, 1) }), { nil: undefined }),
+  endAtOrder: fc.option(fc.record({ pick: fc.nat(), delta: fc.constantFrom(-1, 0, 1) }), { nil: undefined }),
 });
 
 /** The maintained counters, zero rows left out. */
@@ -111,13 +115,16 @@ describe('orderQueryList with maintained counters', () => {
             remove.run(ids[op.pick % ids.length]!);
           }
         }
+        const times = (db.prepare('SELECT createtime FROM orders ORDER BY id').all() as { createtime: number }[]).map((r) => r.createtime);
+        const at = (p: { pick: number; delta: number } | undefined, fallback: number | undefined) =>
+          p === undefined || times.length === 0 ? fallback : times[p.pick % times.length]! + p.delta;
         for (const q of queries) {
           const filter: OrderListFilter = {
             merchantId: merchants[q.merchant]!.id,
             status: q.status,
             orderType: q.orderType,
-            startTime: q.startTime,
-            endTime: q.endTime,
+            startTime: at(q.startAtOrder, q.startTime),
+            endTime: at(q.endAtOrder, q.endTime),
             offset: (q.page - 1) * q.limit,
             limit: q.limit,
           };
@@ -135,7 +142,7 @@ describe('orderQueryList with maintained counters', () => {
         // The counters themselves equal a fresh GROUP BY.
         expect(countersOf(db)).toEqual(groupedCounts(db));
       }),
-      { numRuns: 60 },
+      { numRuns: 120 },
     );
     expect(serial).toBeGreaterThan(0);
   });
@@ -152,8 +159,23 @@ describe('orderQueryList with maintained counters', () => {
   });
 });
 
+describe('counter reads', () => {
+  it('a filtered range reads only its own counter rows (migration 0007)', () => {
+    const service = testService();
+    const plan = (where: string) =>
+      (service.db.prepare(`EXPLAIN QUERY PLAN SELECT day, sum(n) FROM order_counts WHERE merchant_id = 1 ${where} AND day BETWEEN 1 AND 9 GROUP BY day ORDER BY day DESC`).all() as { detail: string }[])
+        .map((r) => r.detail)
+        .join('; ');
+    expect(plan("AND order_type = 1 AND status = 'paid'")).toMatch(/COVERING INDEX order_counts_by_type_status \(merchant_id=\? AND order_type=\? AND status=\? AND day>\? AND day<\?\)/);
+    expect(plan("AND status = 'paid'")).toMatch(/COVERING INDEX order_counts_by_status \(merchant_id=\? AND status=\? AND day>\? AND day<\?\)/);
+    expect(plan('AND order_type = 2')).toMatch(/COVERING INDEX order_counts_by_type \(merchant_id=\? AND order_type=\? AND day>\? AND day<\?\)/);
+    expect(plan('')).toMatch(/PRIMARY KEY \(merchant_id=\? AND day>\? AND day<\?\)/);
+    for (const where of ["AND order_type = 1 AND status = 'paid'", "AND status = 'paid'", 'AND order_type = 2', '']) expect(plan(where)).not.toMatch(/TEMP B-TREE/);
+  });
+});
+
 describe('migration 0004 (order_counts, order_totals)', () => {
-  it.each([1, 2, 3])('backfills the counters of orders written at schema version %i', (version) => {
+  it.each(MIGRATIONS.filter((m) => m.version < 4).map((m) => m.version))('backfills the counters of orders written at schema version %i', (version) => {
     const file = path.join(tempDir(), 'merchant-console.sqlite');
     const v1 = openDatabase(file, { targetVersion: version });
     expect(v1.pragma('user_version', { simple: true })).toBe(version);
