@@ -84,7 +84,10 @@ function prepareDatabase(): { runDir: string; manifest: SeedManifest } {
   }
   // Bring the template to the current schema (what an upgrade would do),
   // outside any measurement; closing checkpoints the WAL into the file.
-  openDatabase(databasePath(templateDir)).close();
+  // Statistics from older seeders go: a service database has none.
+  const template = openDatabase(databasePath(templateDir));
+  template.exec('DROP TABLE IF EXISTS sqlite_stat4; DROP TABLE IF EXISTS sqlite_stat1;');
+  template.close();
   const runDir = path.join(dataRoot, 'run');
   fs.rmSync(runDir, { recursive: true, force: true });
   fs.mkdirSync(runDir, { recursive: true, mode: 0o700 });

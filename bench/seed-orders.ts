@@ -326,7 +326,9 @@ export function seedBenchDatabase(options: SeedOptions): SeedManifest {
     const orphans = db.prepare('PRAGMA foreign_key_check(orders)').all();
     if (orphans.length > 0) throw new Error(`seeded orders break ${orphans.length} foreign keys`);
     db.pragma('synchronous = FULL');
-    db.exec('ANALYZE');
+    // No ANALYZE: the service never runs it, and with SQLite's STAT4 statistics
+    // (compiled into better-sqlite3) every statement whose plan could depend on
+    // a bound value is re-prepared on each new binding (docs/benchmarks.md).
     db.pragma('wal_checkpoint(TRUNCATE)');
     const manifest: SeedManifest = {
       orders: options.orders,
