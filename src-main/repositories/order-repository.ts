@@ -87,6 +87,10 @@ export function createOrderRepository(db: Database, { seekFromOffset = DEFAULT_S
     `INSERT INTO orders (${ORDER_COLUMNS.join(', ')}, updatetime)
      VALUES (${ORDER_COLUMNS.map((c) => '@' + c).join(', ')}, @createtime)`,
   );
+  const insertReturning = db.prepare<NewOrderRow, OrderRow>(
+    `INSERT INTO orders (${ORDER_COLUMNS.join(', ')}, updatetime)
+     VALUES (${ORDER_COLUMNS.map((c) => '@' + c).join(', ')}, @createtime) RETURNING *`,
+  );
   const byId = db.prepare<[number], OrderRow>('SELECT * FROM orders WHERE id = ?');
   const byNo = db.prepare<[string], OrderRow>('SELECT * FROM orders WHERE order_no = ?');
   const byMerchantAndNo = db.prepare<[number, string], OrderRow>('SELECT * FROM orders WHERE merchant_id = ? AND order_no = ?');
@@ -305,6 +309,10 @@ export function createOrderRepository(db: Database, { seekFromOffset = DEFAULT_S
   return {
     insert(row: NewOrderRow): number {
       return Number(insert.run(row).lastInsertRowid);
+    },
+    /** Inserts and returns the stored row in one statement (no second lookup). */
+    insertReturning(row: NewOrderRow): OrderRow {
+      return insertReturning.get(row)!;
     },
     findById(id: number): OrderRow | undefined {
       return byId.get(id);

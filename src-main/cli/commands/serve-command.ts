@@ -3,6 +3,7 @@ import { isEmptyStore, seedDemo } from '../../demo-seed';
 import { startListener } from '../../http/server';
 import { consoleBundleBuilt, consoleLoginUrl, defaultConsoleDir } from '../../http/console-routes';
 import { startBackgroundWork } from '../../background/background-work';
+import { startCheckpointer } from '../../store/checkpointer';
 import { DEFAULT_RATE_LIMITS, formatRateLimitRule, parseRateLimitRule, RATE_LIMIT_SETTINGS_KEY, type RateLimitConfig, type RateLimitRule } from '../../http/rate-limit';
 import type { MerchantConsoleService } from '../../service';
 import { openService } from '../../service';
@@ -86,6 +87,8 @@ export const serveCommand = defineCommand({
     // Expiry, payouts, settlement and housekeeping (expired nonces and console logins); catches up on anything
     // that fell due while stopped.
     const background = startBackgroundWork(service, { onError: (err) => io.err(`background work: ${(err as Error).message}`) });
+    // WAL checkpoints off the request thread (store/checkpointer.ts).
+    const checkpointer = startCheckpointer(service.db, { onError: (message) => io.err(`checkpoint: ${message}`) });
 
     // Like Jupyter: a login link for the browser console at every start (single use; see docs/console.md).
     const loginToken = service.services.consoleAuth.issueLoginToken();
@@ -138,6 +141,7 @@ export const serveCommand = defineCommand({
           .close()
           .catch((err: unknown) => io.err(`error while closing the listener: ${(err as Error).message}`))
           .then(() => background.stop())
+          .then(() => checkpointer.stop())
           .finally(() => {
             service.close();
             lock.release();
