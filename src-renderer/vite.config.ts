@@ -4,6 +4,10 @@
  * out/console) and the renderer section of electron.vite.config.ts (desktop,
  * output out/renderer). Relative base so the same files work under /console/
  * and the desktop's app:// protocol.
+ *
+ * electron-vite presets its renderer builds with `minify: false` and no
+ * module-preload polyfill; every build option whose default differs between
+ * the two is therefore set here, so both consumers emit the same files.
  */
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
@@ -33,6 +37,8 @@ export function rendererViteConfig(outDir: string = CONSOLE_OUT_DIR): UserConfig
       outDir,
       emptyOutDir: true,
       target: 'es2022',
+      minify: 'oxc',
+      modulePreload: { polyfill: true },
       chunkSizeWarningLimit: 1500,
       rollupOptions: { input: resolve(rendererRoot, 'index.html') },
     },
