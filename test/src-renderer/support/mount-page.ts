@@ -1,7 +1,8 @@
 /**
  * Mounts a console page (or any component) the way the app does: Pinia,
  * typed i18n, a memory-history router, the console API over a fake bridge,
- * and Naive UI's message/dialog providers around it.
+ * and Naive UI's message/dialog providers around it. `afterEach(unmountAll)`
+ * removes every mounted page and what Naive UI teleported to the body.
  */
 import { defineComponent, h, type Component } from 'vue';
 import { flushPromises, mount, type VueWrapper } from '@vue/test-utils';
@@ -20,6 +21,13 @@ export interface MountOptions {
   merchantId?: number;
   props?: Record<string, unknown>;
   path?: string;
+}
+
+const mounted: VueWrapper[] = [];
+
+export function unmountAll(): void {
+  for (const wrapper of mounted.splice(0)) wrapper.unmount();
+  document.body.innerHTML = '';
 }
 
 export async function mountPage(component: Component, options: MountOptions): Promise<VueWrapper> {
@@ -42,8 +50,23 @@ export async function mountPage(component: Component, options: MountOptions): Pr
       provide: { [CONSOLE_API_KEY as symbol]: createConsoleApiHandle(options.bridge) },
     },
   });
+  mounted.push(wrapper);
   await flushPromises();
   return wrapper;
+}
+
+/** Lets pending calls, Naive UI's asynchronous validation (async-validator) and re-renders finish. */
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    await flushPromises();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Submits the page's form as Enter or the submit button would, and waits for the outcome. */
+export async function submitForm(wrapper: VueWrapper): Promise<void> {
+  await wrapper.find('form').trigger('submit');
+  await settle();
 }
 
 /** Types into a Naive UI input found by data-test (native input events, as a user would). */

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { flushPromises, type VueWrapper } from '@vue/test-utils';
+import type { VueWrapper } from '@vue/test-utils';
 import BuyOrder from '../../../src-renderer/views/buy-order/index.vue';
 import { ErrorCode } from '../../../src-shared/errors';
 import { fakeBridge, ServiceError, type FakeHandlers } from '../support/fake-bridge';
 import { channel, MERCHANT } from '../support/fixtures';
-import { feedbackTexts, mountPage, typeInto } from '../support/mount-page';
+import { feedbackTexts, mountPage, settle, submitForm, typeInto, unmountAll } from '../support/mount-page';
 
 const PAY_URL = 'http://127.0.0.1:18400/pay/tok_abcdefghijklmnop';
 
@@ -32,20 +32,8 @@ function handlers(extra: FakeHandlers = {}): FakeHandlers {
   };
 }
 
-let wrapper: VueWrapper | undefined;
-afterEach(() => {
-  wrapper?.unmount();
-  wrapper = undefined;
-  document.body.innerHTML = '';
-});
-
-async function submit(w: VueWrapper): Promise<void> {
-  await w.find('form').trigger('submit');
-  await flushPromises();
-  // Naive UI validates asynchronously (async-validator); let it settle.
-  await new Promise((r) => setTimeout(r, 20));
-  await flushPromises();
-}
+let wrapper: VueWrapper;
+afterEach(unmountAll);
 
 describe('new buy order form', () => {
   it('offers only the chosen channel’s pay methods', async () => {
@@ -61,15 +49,15 @@ describe('new buy order form', () => {
     wrapper = await mountPage(BuyOrder, { bridge: fake.bridge, merchantId: 1 });
 
     await typeInto(wrapper, 'field-amount', '0');
-    await submit(wrapper);
+    await submitForm(wrapper);
     expect(feedbackTexts(wrapper)).toContain('Amount must be greater than 0');
 
     await typeInto(wrapper, 'field-amount', '0.5');
-    await submit(wrapper);
+    await submitForm(wrapper);
     expect(feedbackTexts(wrapper)).toContain('Amount must be at least 1.00 CNY');
 
     await typeInto(wrapper, 'field-amount', '50000.01');
-    await submit(wrapper);
+    await submitForm(wrapper);
     expect(feedbackTexts(wrapper)).toContain('Amount must be at most 50,000.00 CNY');
 
     expect(fake.callsOf('createOrder')).toEqual([]);
@@ -89,13 +77,12 @@ describe('new buy order form', () => {
     wrapper = await mountPage(BuyOrder, { bridge: fake.bridge, merchantId: 1 });
     await typeInto(wrapper, 'field-amount', '100.5');
     await typeInto(wrapper, 'field-customer-name', ' 张三 ');
-    await submit(wrapper);
+    await submitForm(wrapper);
 
     expect(fake.callsOf('createOrder')).toEqual([
       { merchant_id: 1, order_type: 1, cny_amount: '100.50', paychannel_id: 2, paychannel_paymethod: 'wxpay', customer_name: '张三' },
     ]);
-    await new Promise((r) => setTimeout(r, 50));
-    await flushPromises();
+    await settle();
     expect(wrapper.find('[data-test="pay-result"]').exists()).toBe(true);
     expect((wrapper.find('[data-test="pay-url"] input').element as HTMLInputElement).value).toBe(PAY_URL);
     expect(wrapper.find('[data-test="created-order-no"]').text()).toBe('B2026112111300012345678');
@@ -108,7 +95,7 @@ describe('new buy order form', () => {
     );
     wrapper = await mountPage(BuyOrder, { bridge: fake.bridge, merchantId: 1 });
     await typeInto(wrapper, 'field-amount', '600');
-    await submit(wrapper);
+    await submitForm(wrapper);
     expect(fake.callsOf('createOrder')).toHaveLength(1);
     expect(feedbackTexts(wrapper)).toContain('must be between 1.00 and 500.00 on channel 2');
     expect(wrapper.find('[data-test="pay-result"]').exists()).toBe(false);
@@ -118,8 +105,7 @@ describe('new buy order form', () => {
     const fake = fakeBridge(handlers({ createOrder: () => new ServiceError(ErrorCode.CHANNEL_FAILURE, 'channel 2: sandbox refused the pay-in') }));
     wrapper = await mountPage(BuyOrder, { bridge: fake.bridge, merchantId: 1 });
     await typeInto(wrapper, 'field-amount', '10');
-    await submit(wrapper);
-    await new Promise((r) => setTimeout(r, 20));
+    await submitForm(wrapper);
     expect(document.body.textContent).toContain('channel 2: sandbox refused the pay-in');
   });
 });

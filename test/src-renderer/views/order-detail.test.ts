@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { flushPromises, type VueWrapper } from '@vue/test-utils';
 import OrderDetailDrawer from '../../../src-renderer/views/orders/modules/order-detail-drawer.vue';
 import { useMerchantStore } from '../../../src-renderer/stores/merchant-store';
 import type { ConsoleResponse } from '../../../src-shared/console-api/contract';
 import { fakeBridge, type FakeHandlers } from '../support/fake-bridge';
 import { MERCHANT } from '../support/fixtures';
-import { mountPage } from '../support/mount-page';
+import { mountPage, settle, unmountAll } from '../support/mount-page';
 
 type Detail = ConsoleResponse<'getOrder'>;
 const NO = 'B2026112111300012345678';
@@ -72,23 +71,11 @@ function detail(overrides: Partial<Detail> = {}): Detail {
   };
 }
 
-let wrapper: VueWrapper | undefined;
-afterEach(() => {
-  wrapper?.unmount();
-  wrapper = undefined;
-  document.body.innerHTML = '';
-});
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 3; i++) {
-    await flushPromises();
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+afterEach(unmountAll);
 
 async function open(handlers: FakeHandlers, operator = false) {
   const fake = fakeBridge({ listMerchants: () => [MERCHANT], ...handlers });
-  wrapper = await mountPage(OrderDetailDrawer, { bridge: fake.bridge, merchantId: 1, props: { orderNo: NO } });
+  await mountPage(OrderDetailDrawer, { bridge: fake.bridge, merchantId: 1, props: { orderNo: NO } });
   useMerchantStore().operatorMode = operator;
   await settle();
   return fake;
@@ -124,8 +111,7 @@ describe('order detail drawer', () => {
     const actions = () => [...drawer().querySelectorAll('[data-test="sandbox-actions"] [data-action]')].map((b) => b.getAttribute('data-action'));
     expect(actions()).toEqual(['complete']);
     expect(drawer().querySelector('[data-test="cancel-order"]')).toBeNull();
-    wrapper!.unmount();
-    document.body.innerHTML = '';
+    unmountAll();
 
     const fake = await open({ getOrder: () => detail({ status: 'pending' }), simulateOrderOutcome: () => detail({ status: 'paid' }) }, true);
     expect(actions()).toEqual(['pay', 'fail']);

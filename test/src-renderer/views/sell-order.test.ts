@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { flushPromises, type VueWrapper } from '@vue/test-utils';
+import type { VueWrapper } from '@vue/test-utils';
 import { NSelect } from 'naive-ui';
 import { IDBFactory } from 'fake-indexeddb';
 import SellOrder from '../../../src-renderer/views/sell-order/index.vue';
@@ -10,7 +10,7 @@ import type { RegionTree } from '../../../src-shared/schemas/region-api';
 import { residentIdCheckChar } from '../../../src-shared/validation/rules';
 import { fakeBridge, ServiceError, type FakeHandlers } from '../support/fake-bridge';
 import { channel, MERCHANT } from '../support/fixtures';
-import { feedbackTexts, mountPage, typeInto } from '../support/mount-page';
+import { feedbackTexts, mountPage, settle, submitForm, typeInto, unmountAll } from '../support/mount-page';
 
 const TREE: RegionTree = {
   北京市: { val: '110000', items: { 北京市: { val: '110100', items: { 东城区: '110101' } } } },
@@ -54,28 +54,12 @@ function handlers(extra: FakeHandlers = {}): FakeHandlers {
   };
 }
 
-let wrapper: VueWrapper | undefined;
+let wrapper: VueWrapper;
 beforeEach(() => {
   const idb = new IDBFactory();
   setRegionCacheFactory(() => createRegionCacheStore(idb));
 });
-afterEach(() => {
-  wrapper?.unmount();
-  wrapper = undefined;
-  document.body.innerHTML = '';
-});
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 3; i++) {
-    await flushPromises();
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function submit(w: VueWrapper): Promise<void> {
-  await w.find('form').trigger('submit');
-  await settle();
-}
+afterEach(unmountAll);
 
 /**
  * Chooses a value in a Naive UI select as its menu would. happy-dom has no
@@ -92,6 +76,21 @@ async function choose(w: VueWrapper, dataTest: string, value: string | number): 
   await settle();
 }
 
+/** Fills every alpha field validly: a long-term resident ID, and the given card type and bank province/city. */
+async function fillAlpha(w: VueWrapper, card: { type: string; province: string; city: string }): Promise<void> {
+  await typeInto(w, 'pd-name', '李四');
+  await typeInto(w, 'pd-cert-no', ID);
+  await w.find('[data-test="pd-validity"] [data-validity="1"] input').setValue(true);
+  await settle();
+  await typeInto(w, 'pd-begin', '2020-03-07');
+  await typeInto(w, 'pd-mobile', '13912345678');
+  await choose(w, 'card-type', card.type);
+  await typeInto(w, 'card-name', '李四');
+  await typeInto(w, 'card-no', '6222020200112233445');
+  await choose(w, 'card-province', card.province);
+  await choose(w, 'card-city', card.city);
+}
+
 describe('new sell order form', () => {
   it('shows the available balance and refuses an amount whose debit (amount + fees) exceeds it', async () => {
     const fake = fakeBridge(handlers());
@@ -101,12 +100,12 @@ describe('new sell order form', () => {
     await choose(wrapper, 'field-channel', 2);
     // 100.01 + 0.60 service + 0.20 channel + 0.50 deposit = 101.31 > 101.30
     await typeInto(wrapper, 'field-amount', '100.01');
-    await submit(wrapper);
+    await submitForm(wrapper);
     expect(feedbackTexts(wrapper)).toContain('Exceeds the available balance (101.31 CNY needed, 101.30 CNY available)');
     expect(fake.callsOf('createOrder')).toEqual([]);
 
     await typeInto(wrapper, 'field-amount', '100');
-    await submit(wrapper);
+    await submitForm(wrapper);
     expect(fake.callsOf('createOrder')).toEqual([{ merchant_id: 1, order_type: 2, cny_amount: '100.00', paychannel_id: 2, paychannel_paymethod: 'alipay' }]);
   });
 
@@ -120,7 +119,7 @@ describe('new sell order form', () => {
     await typeInto(wrapper, 'field-amount', '10');
     await typeInto(wrapper, 'pd-cert-no', ID.slice(0, 17) + (ID[17] === '1' ? '2' : '1'));
     await typeInto(wrapper, 'pd-mobile', '1381234');
-    await submit(wrapper);
+    await submitForm(wrapper);
     const errors = feedbackTexts(wrapper);
     expect(errors).toEqual(
       expect.arrayContaining([
@@ -137,20 +136,10 @@ describe('new sell order form', () => {
     );
     expect(fake.callsOf('createOrder')).toEqual([]);
 
-    await typeInto(wrapper, 'pd-name', '李四');
-    await typeInto(wrapper, 'pd-cert-no', ID);
+    await fillAlpha(wrapper, { type: '1', province: '420000', city: '429004' });
     // Long-term: the end date disappears and is not sent.
-    await wrapper.find('[data-test="pd-validity"] [data-validity="1"] input').setValue(true);
-    await settle();
     expect(wrapper.find('[data-test="pd-end"]').exists()).toBe(false);
-    await typeInto(wrapper, 'pd-begin', '2020-03-07');
-    await typeInto(wrapper, 'pd-mobile', '13912345678');
-    await choose(wrapper, 'card-type', '1');
-    await typeInto(wrapper, 'card-name', '李四');
-    await typeInto(wrapper, 'card-no', '6222020200112233445');
-    await choose(wrapper, 'card-province', '420000');
-    await choose(wrapper, 'card-city', '429004');
-    await submit(wrapper);
+    await submitForm(wrapper);
 
     expect(feedbackTexts(wrapper)).toEqual([]);
     expect(fake.callsOf('createOrder')).toEqual([
@@ -181,17 +170,8 @@ describe('new sell order form', () => {
     wrapper = await mountPage(SellOrder, { bridge: fake.bridge, merchantId: 1 });
     await settle();
     await typeInto(wrapper, 'field-amount', '10');
-    await typeInto(wrapper, 'pd-name', '李四');
-    await typeInto(wrapper, 'pd-cert-no', ID);
-    await wrapper.find('[data-test="pd-validity"] [data-validity="1"] input').setValue(true);
-    await typeInto(wrapper, 'pd-begin', '2020-03-07');
-    await typeInto(wrapper, 'pd-mobile', '13912345678');
-    await choose(wrapper, 'card-type', '0');
-    await typeInto(wrapper, 'card-name', '李四');
-    await typeInto(wrapper, 'card-no', '6222020200112233445');
-    await choose(wrapper, 'card-province', '110000');
-    await choose(wrapper, 'card-city', '110100');
-    await submit(wrapper);
+    await fillAlpha(wrapper, { type: '0', province: '110000', city: '110100' });
+    await submitForm(wrapper);
     expect(fake.callsOf('createOrder')).toHaveLength(1);
     expect(feedbackTexts(wrapper)).toEqual(['429004 is not a city of province 110000 (北京市)']);
   });
