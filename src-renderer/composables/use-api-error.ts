@@ -28,12 +28,25 @@ export function useErrorToast() {
   };
 }
 
+/** NFormItem props for an inline service error: it overrides the local feedback while it stands. */
+export interface ServerErrorItemProps {
+  feedback?: string;
+  validationStatus?: 'error';
+}
+
 /**
- * Server-side field errors for one form. `apply(err)` returns true when the
- * error named one of `fields` (shown inline), false when it should be shown
- * some other way.
+ * The service's field errors of one form, shown inline. Sub-forms get this
+ * object as a prop: they read `itemProps` and `clear` a field when it is edited.
  */
-export function useServerFieldErrors<F extends string>(fields: readonly F[]) {
+export interface ServerFieldErrors<F extends string> {
+  errors: Partial<Record<F, string>>;
+  /** True when the error named one of the form's fields (now shown inline), false when it needs showing some other way. */
+  apply(err: unknown): boolean;
+  clear(field?: F): void;
+  itemProps(field: F): ServerErrorItemProps;
+}
+
+export function useServerFieldErrors<F extends string>(fields: readonly F[]): ServerFieldErrors<F> {
   const errors = reactive<Partial<Record<F, string>>>({}) as Partial<Record<F, string>>;
   function apply(err: unknown): boolean {
     if (!(err instanceof ConsoleApiError) || err.code !== ErrorCode.VALIDATION) return false;
@@ -46,8 +59,7 @@ export function useServerFieldErrors<F extends string>(fields: readonly F[]) {
     if (field) delete errors[field];
     else for (const key of Object.keys(errors)) delete errors[key as F];
   }
-  /** Props for an NFormItem: an inline server error overrides the local feedback. */
-  function itemProps(field: F): { feedback?: string; validationStatus?: 'error' } {
+  function itemProps(field: F): ServerErrorItemProps {
     const text = errors[field];
     return text ? { feedback: text, validationStatus: 'error' } : {};
   }
