@@ -2,7 +2,7 @@
  * Hash history: the bundle is served from /console/ (no SPA fallback on the
  * server) and from the desktop's app:// protocol; a hash route works in both.
  */
-import { createRouter, createWebHashHistory, type RouteRecordRaw } from 'vue-router';
+import { createRouter, createWebHashHistory, type RouteLocationRaw, type RouteRecordRaw } from 'vue-router';
 import type { MessageKey } from '../i18n';
 
 declare module 'vue-router' {
@@ -25,6 +25,11 @@ export const routes: RouteRecordRaw[] = [
   { path: '/settings', name: 'settings', component: () => import('../views/settings/index.vue'), meta: { title: 'app.menu.settings' } },
   { path: '/:pathMatch(.*)*', redirect: '/dashboard' },
 ];
+
+/** The orders page with one order's detail drawer open (the page opens the drawer for `?order=`). */
+export function orderDetailRoute(orderNo: string): RouteLocationRaw {
+  return { name: 'orders', query: { order: orderNo } };
+}
 
 export function createAppRouter() {
   return createRouter({ history: createWebHashHistory(), routes });
