@@ -1,29 +1,45 @@
 /**
  * Enum → label maps. Every place that shows a status, order type, channel
- * category, pay method, sign type, card type… goes through here, so labels
- * and tag colours are defined once.
+ * category, pay method, sign type, card type, region cache state… goes
+ * through here, so labels and tag colours are defined once.
  */
-import type { ChannelCategory, OrderStatus, OrderType } from '../../src-shared/constants';
-import { PAY_METHODS } from '../../src-shared/constants';
-import { ORDER_TYPE } from '../../src-shared/constants';
+import { ORDER_TYPE, PAY_METHODS, type ChannelCategory, type OrderStatus, type OrderType } from '../../src-shared/constants';
 import { TRANSITION_SOURCES, type TransitionSource } from '../../src-shared/order-state-machine';
 import type { CallbackDeliveryView } from '../../src-shared/schemas/money';
-import { useT, type MessageKey, type Translate } from './index';
+import type { SignType } from '../../src-shared/signing';
+import type { RegionLevel } from '../region-cache/region-index';
+import type { RegionStatus } from '../stores/region-store';
+import { useT, type Translate } from './index';
 
 export type TagType = 'default' | 'info' | 'success' | 'warning' | 'error' | 'primary';
 
-export const ORDER_STATUS_TAG: Record<OrderStatus, TagType> = {
+export const ORDER_STATUS_TAG = {
   pending: 'warning',
   paid: 'info',
   confirmed: 'info',
   completed: 'success',
   cancelled: 'default',
-};
+} as const satisfies Record<OrderStatus, TagType>;
 
 export const ORDER_TYPE_KEY = { [ORDER_TYPE.BUY]: 'buy', [ORDER_TYPE.SELL]: 'sell' } as const satisfies Record<OrderType, string>;
+export const ORDER_TYPE_TAG = { [ORDER_TYPE.BUY]: 'success', [ORDER_TYPE.SELL]: 'info' } as const satisfies Record<OrderType, TagType>;
+
+export const CATEGORY_TAG = { alpha: 'warning', beta: 'info', gamma: 'success' } as const satisfies Record<ChannelCategory, TagType>;
 
 export type CallbackStatus = CallbackDeliveryView['state'];
 export const CALLBACK_STATUS_TAG = { pending: 'warning', delivered: 'success', failed: 'error' } as const satisfies Record<CallbackStatus, TagType>;
+
+/** While loading the state is only a word; the outcomes get colours. */
+export const REGION_STATUS_TAG = {
+  idle: 'default',
+  reading: 'default',
+  checking: 'default',
+  downloading: 'default',
+  saving: 'default',
+  ready: 'success',
+  offline: 'warning',
+  error: 'error',
+} as const satisfies Record<RegionStatus, TagType>;
 
 export const CARD_TYPES = ['0', '1', '2', '4'] as const;
 export type CardType = (typeof CARD_TYPES)[number];
@@ -31,8 +47,6 @@ export const CERT_TYPES = ['00'] as const;
 export type CertType = (typeof CERT_TYPES)[number];
 export const CERT_VALIDITY_TYPES = ['1', '0'] as const;
 export type CertValidityType = (typeof CERT_VALIDITY_TYPES)[number];
-
-export const SIGN_TYPE_LABEL_KEY = { 'hmac-sha256': 'enums.signType.hmac-sha256', md5: 'enums.signType.md5' } as const satisfies Record<string, MessageKey>;
 
 function isOneOf<T extends string>(list: readonly T[], value: string): value is T {
   return (list as readonly string[]).includes(value);
@@ -59,8 +73,8 @@ export function labelsFor(t: Translate) {
       const methods = typeof list === 'string' ? list.split(',').filter(Boolean) : list;
       return methods.map((m) => this.payMethod(m)).join(t('common.listSeparator'));
     },
-    signType(signType: keyof typeof SIGN_TYPE_LABEL_KEY): string {
-      return t(SIGN_TYPE_LABEL_KEY[signType]);
+    signType(signType: SignType): string {
+      return t(`enums.signType.${signType}`);
     },
     cardType(cardType: string): string {
       return isOneOf(CARD_TYPES, cardType) ? t(`enums.cardType.${cardType}`) : cardType;
@@ -76,6 +90,12 @@ export function labelsFor(t: Translate) {
     },
     callbackStatus(status: CallbackStatus): string {
       return t(`enums.callbackStatus.${status}`);
+    },
+    regionStatus(status: RegionStatus): string {
+      return t(`regions.phase.${status}`);
+    },
+    regionLevel(level: RegionLevel): string {
+      return t(`regions.${level}`);
     },
   };
 }

@@ -357,6 +357,7 @@ export const enUS: MessageSchema = {
     code: 'Code',
     name: 'Name',
     copyCode: 'Copy code',
+    reveal: 'Show in the lists',
     results: '{count} result(s)',
     tooMany: 'Showing the first {count}',
     noResults: 'No matching region',
@@ -369,6 +370,7 @@ export const enUS: MessageSchema = {
     about: 'About',
     merchant: {
       create: 'New merchant',
+      id: 'ID',
       name: 'Name',
       apiKey: 'API key',
       signType: 'Sign type',

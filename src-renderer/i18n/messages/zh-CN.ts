@@ -359,6 +359,7 @@ export const zhCN = {
     code: '代码',
     name: '名称',
     copyCode: '复制代码',
+    reveal: '在列表中显示',
     results: '找到 {count} 条结果',
     tooMany: '仅显示前 {count} 条',
     noResults: '没有匹配的区划',
@@ -371,6 +372,7 @@ export const zhCN = {
     about: '关于',
     merchant: {
       create: '新建商户',
+      id: 'ID',
       name: '名称',
       apiKey: 'API Key',
       signType: '签名方式',

@@ -2,13 +2,11 @@
 import { h } from 'vue';
 import { NSpace, NTag, type DataTableColumns } from 'naive-ui';
 import type { ChannelCategory } from '../../../../src-shared/constants';
-import type { Translate } from '../../../i18n';
-import type { Labels } from '../../../i18n/labels';
 import type { ConsoleResponse } from '../../../../src-shared/console-api/contract';
+import type { Translate } from '../../../i18n';
+import { CATEGORY_TAG, type Labels } from '../../../i18n/labels';
 
 export type AdminChannel = ConsoleResponse<'listChannels'>[number];
-
-export const CATEGORY_TAG: Record<ChannelCategory, 'success' | 'info' | 'warning'> = { alpha: 'warning', beta: 'info', gamma: 'success' };
 
 export function baseChannelColumns<Row extends { id: number; name: string; category: ChannelCategory; pay_method: string }>(
   t: Translate,
