@@ -67,6 +67,11 @@ export interface RemoteTable<Row, F extends object> {
   setPageSize(size: number): Promise<void>;
 }
 
+/** One page of a list the service answers whole (not paged): the table still pages it. */
+export function pageOf<Row>(list: readonly Row[], page: number, limit: number): RemotePage<Row> {
+  return { list: list.slice((page - 1) * limit, page * limit), total: list.length };
+}
+
 function copyFilters<F extends object>(value: F): F {
   // Filters hold plain values and arrays (date ranges); a structured clone keeps them apart from the draft.
   return structuredClone(toRaw(value));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defineComponent, h, nextTick } from 'vue';
 import { flushPromises, mount } from '@vue/test-utils';
 import { NDataTable } from 'naive-ui';
-import { useRemoteTable, type RemoteQuery, type RemoteTable } from '../../../src-renderer/composables/use-remote-table';
+import { pageOf, useRemoteTable, type RemoteQuery, type RemoteTable } from '../../../src-renderer/composables/use-remote-table';
 
 interface Row {
   id: number;
@@ -163,5 +163,14 @@ describe('useRemoteTable', () => {
     expect(s.queries.at(-1)).toMatchObject({ page: 4, limit: 10 });
     expect(wrapper.findAll('tbody tr').map((r) => r.find('td').text())).toEqual(['5', '4', '3', '2', '1']);
     wrapper.unmount();
+  });
+});
+
+describe('pageOf (lists the service answers whole)', () => {
+  it('cuts the requested page and counts the whole list', () => {
+    const list = [1, 2, 3, 4, 5];
+    expect(pageOf(list, 1, 2)).toEqual({ list: [1, 2], total: 5 });
+    expect(pageOf(list, 3, 2)).toEqual({ list: [5], total: 5 });
+    expect(pageOf(list, 4, 2)).toEqual({ list: [], total: 5 });
   });
 });
