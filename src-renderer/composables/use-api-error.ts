@@ -13,6 +13,11 @@ export function errorText(err: unknown): string {
   return String(err);
 }
 
+/** Whatever was thrown, as an Error: stores and tables keep the last one to show its message. */
+export function toError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
 /** `cny_amount: must be greater than 0` → `must be greater than 0`. */
 export function ruleText(err: ConsoleApiError): string {
   const field = err.field;

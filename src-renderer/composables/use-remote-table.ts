@@ -5,6 +5,7 @@
  * request may update the table).
  */
 import { computed, reactive, ref, shallowRef, toRaw, type Ref, type ShallowRef, type UnwrapRef } from 'vue';
+import { toError } from './use-api-error';
 
 export interface RemoteQuery<F> {
   page: number;
@@ -114,7 +115,7 @@ export function useRemoteTable<Row, F extends object>(options: RemoteTableOption
       pagination.itemCount = result.total;
     } catch (err) {
       if (ticket !== latest) return;
-      error.value = err instanceof Error ? err : new Error(String(err));
+      error.value = toError(err);
     } finally {
       if (ticket === latest) loading.value = false;
     }

@@ -7,13 +7,13 @@
  */
 import { ref, type Ref } from 'vue';
 import type { FormInst } from 'naive-ui';
-import { useErrorToast } from '../composables/use-api-error';
+import { useErrorToast, type ServerFieldErrors } from '../composables/use-api-error';
 
 export interface FormSubmitOptions {
   /** The NForm whose rules must pass first; none for a plain action button. */
   form?: Ref<FormInst | null>;
   /** The form's inline service errors (useServerFieldErrors): cleared on submit, filled from a field error. */
-  fieldErrors?: { clear(): void; apply(err: unknown): boolean };
+  fieldErrors?: Pick<ServerFieldErrors<string>, 'apply' | 'clear'>;
   /** The local rules failed (the fields already say which); e.g. a "fix the marked fields" hint. */
   onInvalid?: () => void;
   /** An error the form shows its own way; returns true when it did, so no toast follows. */

@@ -80,7 +80,7 @@ export function useOrderForm(model: OrderChannelModel, amountContext: (channel: 
       return r.ok ? null : r.problem;
     },
   };
-  // The amount is checked while typing; the choices when they change.
+  // The amount is checked while typing, so a limit (or, for a sell, the balance) shows before submitting.
   const rules: FormRules = toFormRules(checks, () => model, t, { cny_amount: ['input', 'blur'] }, ORDER_CHANNEL_FIELDS);
 
   /** This part of the createOrder request; called once the rules passed, so both choices are made. */

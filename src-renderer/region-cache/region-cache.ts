@@ -117,14 +117,18 @@ export async function loadRegions(options: LoadRegionsOptions): Promise<RegionLo
     cached = null; // A broken cache is the same as none: fetch again.
   }
   if (cached) options.onCached?.(cached);
+  // The service gave no usable tree: keep to the cached copy if there is one.
+  const withoutService = (err: unknown): RegionLoadOutcome => {
+    const error = err instanceof Error ? err : new Error(String(err));
+    return cached ? { kind: 'offline', entry: cached, error } : { kind: 'unavailable', error };
+  };
 
   options.onPhase?.(cached ? 'checking' : 'downloading');
   let answer: RegionFetchResult;
   try {
     answer = await options.fetch(cached?.etag);
   } catch (err) {
-    const error = err instanceof Error ? err : new Error(String(err));
-    return cached ? { kind: 'offline', entry: cached, error } : { kind: 'unavailable', error };
+    return withoutService(err);
   }
   if (answer.tree === null) {
     if (cached && cached.etag === answer.etag) return { kind: 'fresh', entry: cached };
@@ -132,13 +136,9 @@ export async function loadRegions(options: LoadRegionsOptions): Promise<RegionLo
     try {
       answer = await options.fetch(undefined);
     } catch (err) {
-      const error = err instanceof Error ? err : new Error(String(err));
-      return cached ? { kind: 'offline', entry: cached, error } : { kind: 'unavailable', error };
+      return withoutService(err);
     }
-    if (answer.tree === null) {
-      const error = new Error('the service sent no region data');
-      return cached ? { kind: 'offline', entry: cached, error } : { kind: 'unavailable', error };
-    }
+    if (answer.tree === null) return withoutService(new Error('the service sent no region data'));
   }
   const entry: CachedRegions = { etag: answer.etag, tree: answer.tree, savedAt: now() };
   options.onPhase?.('saving');

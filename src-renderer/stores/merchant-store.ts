@@ -5,6 +5,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, watch } from 'vue';
 import { useConsoleApi } from '../api/console-api';
+import { toError } from '../composables/use-api-error';
 import type { ConsoleResponse } from '../../src-shared/console-api/contract';
 import { isBoolean, isPositiveInt, readSetting, writeSetting } from '../utils/local-setting';
 
@@ -36,7 +37,7 @@ export const useMerchantStore = defineStore('merchant', () => {
         currentId.value = fallback?.id ?? null;
       }
     } catch (err) {
-      error.value = err instanceof Error ? err : new Error(String(err));
+      error.value = toError(err);
     } finally {
       loading.value = false;
     }

@@ -2,6 +2,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
 import { useConsoleApiHandle } from '../api/console-api';
+import { toError } from '../composables/use-api-error';
 import type { ConsoleResponse } from '../../src-shared/console-api/contract';
 
 export type ServiceInfo = ConsoleResponse<'getServiceInfo'>;
@@ -18,7 +19,7 @@ export const useServiceStore = defineStore('service', () => {
       info.value = await handle.api.getServiceInfo({});
       error.value = null;
     } catch (err) {
-      error.value = err instanceof Error ? err : new Error(String(err));
+      error.value = toError(err);
     } finally {
       loading.value = false;
     }
