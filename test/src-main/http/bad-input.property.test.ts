@@ -415,6 +415,50 @@ describe('well-formed but invalid signed requests', () => {
   });
 });
 
+describe('headers and query strings', () => {
+  it('bad Idempotency-Key headers and bad getPayChannels queries: 400, nothing created', async () => {
+    await refusedWithoutTrace(
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.oneof(
+              fc.integer({ min: 256, max: 2000 }).map((n) => 'k'.repeat(n)),
+              // (Surrounding spaces are stripped by HTTP itself, so they cannot be sent.)
+              fc.constantFrom('é-not-ascii', '中文'),
+            ),
+            async (key) => {
+              const res = await send('POST', `${BASE}/createOrder`, JSON.stringify(signed(validParams('createOrder'))), {
+                'content-type': 'application/json',
+                'idempotency-key': Buffer.from(key, 'utf8').toString('latin1'),
+              });
+              const env = expectRefusedEnvelope(res, { status: 400, code: ErrorCode.VALIDATION });
+              expect(env.msg).toMatch(/^Idempotency-Key/);
+            },
+          ),
+          { numRuns: 15 },
+        );
+        await fc.assert(
+          fc.asyncProperty(
+            fc.oneof(
+              fc.string({ minLength: 1, maxLength: 20 }).filter((c) => !['alpha', 'beta', 'gamma'].includes(c)).map((c) => `category=${percentEncode(c)}`),
+              fc.constantFrom('category=alpha&category=beta', 'other=1', 'api_key=x', 'category=ALPHA'),
+            ),
+            async (query) => {
+              const body = signed(validParams('getPayChannels'));
+              // Query parameters are signed too (docs/api.md): sign over them, so the refusal is about the value.
+              const params = Object.fromEntries(new URLSearchParams(query));
+              const res = await send('POST', `${BASE}/getPayChannels?${query}`, JSON.stringify({ ...body, signature: computeSignature({ ...body, signature: undefined, ...params } as unknown as Record<string, JsonValue>, merchant.apiSecret) }));
+              expectRefusedEnvelope(res, { status: res.status === 401 ? 401 : 400 });
+            },
+          ),
+          { numRuns: 20 },
+        );
+      },
+      { signedRequests: true },
+    );
+  });
+});
+
 describe('authentication', () => {
   it('bad signatures, unknown keys, missing or malformed auth members: 401, nonce not consumed', async () => {
     await refusedWithoutTrace(async () => {
