@@ -37,7 +37,17 @@ let origin: string;
 beforeAll(async () => {
   fs.mkdirSync(path.join(projectRoot, 'out'), { recursive: true });
   outDir = fs.mkdtempSync(path.join(projectRoot, 'out', '.renderer-test-'));
-  await build({ ...rendererViteConfig(outDir), configFile: false, logLevel: 'error' });
+  // vitest sets NODE_ENV=test, which would make vite bundle Vue's development
+  // build; the desktop ships the production one, so build exactly that.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({ ...rendererViteConfig(outDir), configFile: false, logLevel: 'error' });
+  } finally {
+    process.env.NODE_ENV = nodeEnv;
+  }
+  const bundle = fs.readdirSync(path.join(outDir, 'assets')).map((f) => fs.readFileSync(path.join(outDir, 'assets', f), 'utf8')).join('');
+  expect(bundle.includes('[Vue warn]'), 'the production build of Vue, without its dev warnings').toBe(false);
 
   // The app:// handler behind plain HTTP (Chromium here knows no app: scheme): same files, headers and refusals.
   const handler = createAppRequestHandler({ rootDir: outDir, contentSecurityPolicy: contentSecurityPolicy() });
