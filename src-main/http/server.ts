@@ -46,7 +46,8 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
     logger: options.logger ?? false,
-    return503OnClosing: true,
+    // Fastify's own drain answer is not the envelope; requests that arrive while closing get 5030 below.
+    return503OnClosing: false,
     // Slow-loris and hung clients must not pin connections forever.
     requestTimeout: 30_000,
     connectionTimeout: 30_000,
@@ -83,6 +84,16 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
   });
 
   installErrorHandling(app);
+
+  // A request that still arrives on an open connection while the listener drains.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', (_request, _reply, done) => {
+    done(closing ? new AppError(ErrorCode.UNAVAILABLE, 'service: shutting down; try again shortly') : undefined);
+  });
 
   // First thing on every request of the listener, before the body is read.
   const limits = options.rateLimits ?? DEFAULT_RATE_LIMITS;
