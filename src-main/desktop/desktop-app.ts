@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, safeStorage, session, shell } from 'electron';
 import { startBackgroundWork, type BackgroundWorkOptions } from '../background/background-work';
+import { startCheckpointer } from '../store/checkpointer';
 import { createConsoleHandlers } from '../console-api/console-handlers';
 import type { ListenerSettings } from '../../src-shared/schemas/console';
 import { openService, type MerchantConsoleService } from '../service';
@@ -46,6 +47,8 @@ export interface DesktopOptions {
   handleSignals?: boolean;
   /** Expiry, payouts, settlement, housekeeping; default: the service's own background work (as in `serve`). */
   startBackgroundWork?(service: MerchantConsoleService, options: BackgroundWorkOptions): { stop(): Promise<void> | void };
+  /** WAL checkpoints off the main thread; default: the same worker as `serve` (store/checkpointer.ts). */
+  startCheckpointer?(db: MerchantConsoleService['db'], options: { nativeBinding?: string; onError?: (message: string) => void }): { stop(): Promise<unknown> };
 }
 
 export type DesktopState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed' | 'secondary';
@@ -188,7 +191,18 @@ export function runDesktop(options: DesktopOptions) {
     const background = (options.startBackgroundWork ?? startBackgroundWork)(opened, {
       onError: (err) => log.warn(`background work: ${(err as Error).message}`),
     });
-    stopBackground = () => background.stop();
+    // WAL checkpoints on a worker thread, as under serve: otherwise SQLite runs them inside a commit on this thread.
+    const checkpointer = (options.startCheckpointer ?? startCheckpointer)(opened.db, {
+      nativeBinding,
+      onError: (message) => log.warn(`checkpoint: ${message}`),
+    });
+    stopBackground = async () => {
+      try {
+        await background.stop();
+      } finally {
+        await checkpointer.stop();
+      }
+    };
 
     const control = listener;
     const handlers = createConsoleHandlers(opened, {

@@ -3,6 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openService, type MerchantConsoleService } from '../../../src-main/service';
+import { SAFETY_NET_FRAMES } from '../../../src-main/store/checkpointer';
 import { acquireDataDirLock } from '../../../src-main/store/data-dir';
 import { CONSOLE_METHODS, ipcChannelOf } from '../../../src-shared/console-api/methods';
 import { DEFAULT_BASE_PATH } from '../../../src-shared/constants';
@@ -28,8 +29,11 @@ const quietLog = () => {
 };
 
 type BackgroundStarter = NonNullable<Parameters<typeof runDesktop>[0]['startBackgroundWork']>;
+type CheckpointerStarter = NonNullable<Parameters<typeof runDesktop>[0]['startCheckpointer']>;
 
-function start(opts: { dataDir?: string; port?: number; enabled?: boolean; ready?: boolean; storedSettings?: boolean; background?: BackgroundStarter } = {}) {
+function start(
+  opts: { dataDir?: string; port?: number; enabled?: boolean; ready?: boolean; storedSettings?: boolean; background?: BackgroundStarter; checkpointer?: CheckpointerStarter } = {},
+) {
   const dataDir = opts.dataDir ?? tempDir('mc-desktop-');
   const rendererDir = tempDir('mc-renderer-');
   fs.writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html>');
@@ -41,6 +45,7 @@ function start(opts: { dataDir?: string; port?: number; enabled?: boolean; ready
     log,
     handleSignals: false,
     ...(opts.background ? { startBackgroundWork: opts.background } : {}),
+    ...(opts.checkpointer ? { startCheckpointer: opts.checkpointer } : {}),
     listenerSettings: opts.storedSettings
       ? undefined
       : () => ({ enabled: opts.enabled ?? true, host: '127.0.0.1', port: opts.port ?? 0, base_path: DEFAULT_BASE_PATH }),
@@ -130,7 +135,7 @@ describe('desktop app lifecycle (electron mocked, real service)', () => {
     expect(win.show).toHaveBeenCalled();
   });
 
-  it('quit drains the listener (an in-flight request is answered), stops background work, then closes the database and releases the lock', async () => {
+  it('quit drains the listener (an in-flight request is answered), stops background work and checkpoints, then closes the database and releases the lock', async () => {
     const order: string[] = [];
     let desktopRef: Desktop | null = null;
     const { desktop, dataDir } = start({
@@ -139,6 +144,14 @@ describe('desktop app lifecycle (electron mocked, real service)', () => {
         return {
           stop: async () => {
             order.push(`background stopped, listener ${desktopRef?.listener()?.url ? 'up' : 'down'}, db ${service.db.open ? 'open' : 'closed'}`);
+          },
+        };
+      },
+      checkpointer: (db) => {
+        order.push('checkpointer started');
+        return {
+          stop: async () => {
+            order.push(`checkpointer stopped, db ${db.open ? 'open' : 'closed'}`);
           },
         };
       },
@@ -175,11 +188,31 @@ describe('desktop app lifecycle (electron mocked, real service)', () => {
     await until(() => desktop.state() === 'stopped', 'stopped');
     expect(service.db.open).toBe(false);
     await expect(fetch(url)).rejects.toThrow();
-    expect(order).toEqual(['background started, listener up', 'background stopped, listener down, db open']);
+    expect(order).toEqual([
+      'background started, listener up',
+      'checkpointer started',
+      'background stopped, listener down, db open',
+      'checkpointer stopped, db open',
+    ]);
     // Electron was let go only after the shutdown: will-quit prevented once, then quit again.
     expect(fake.app.quit).toHaveBeenCalledTimes(2);
     const lock = acquireDataDirLock(dataDir);
     lock.release();
+  });
+
+  it('runs WAL checkpoints on a worker thread, as serve does, so no commit on the main thread pays for one', async () => {
+    const { desktop } = start();
+    await desktop.ready;
+    const service = desktop.service() as MerchantConsoleService;
+    // The real checkpointer raised this connection's own automatic checkpoint to its safety net…
+    expect(service.db.pragma('wal_autocheckpoint', { simple: true })).toBe(SAFETY_NET_FRAMES);
+    // …and its worker copies committed pages back into the database file by itself: the new table's name reaches
+    // the main file (a write this small would stay in the WAL until 1,000 pages without a checkpointer).
+    service.db.exec("CREATE TABLE checkpoint_probe (x); INSERT INTO checkpoint_probe VALUES ('probe')");
+    expect(fs.readFileSync(`${service.db.name}-wal`).includes('checkpoint_probe')).toBe(true);
+    await until(() => fs.readFileSync(service.db.name).includes('checkpoint_probe'), 'the worker to checkpoint');
+    await desktop.stop();
+    expect(service.db.open).toBe(false);
   });
 
   it('a busy port is reported to the console, which keeps working over IPC', async () => {
