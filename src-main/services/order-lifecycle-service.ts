@@ -62,6 +62,13 @@ export function createOrderLifecycleService(ctx: ServiceContext, deps: { ledger:
     }
     return writeTransaction(db, () => {
       const now = clock.now();
+      // Past its deadline a buy is expired, whether or not the sweeper has cancelled it yet: never paid.
+      if (to === 'paid' && order.expires_at !== null && order.expires_at <= now) {
+        throw new AppError(
+          ErrorCode.ILLEGAL_TRANSITION,
+          `status: order ${order.order_no} expired at ${order.expires_at} (not paid within ${order.expires_at - order.createtime} s) and can no longer be paid`,
+        );
+      }
       if (!repos.orders.updateStatus(order.id, order.status, to, now)) {
         const current = reload(order.id);
         throw new AppError(ErrorCode.ILLEGAL_TRANSITION, `status: order ${order.order_no} is ${current.status} now, no longer ${order.status}`);

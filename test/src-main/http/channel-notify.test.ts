@@ -83,4 +83,28 @@ describe('POST /channel/notify/<channel_id>', () => {
     // "pay" makes no sense for a sell.
     expect(() => service.services.sandbox.notificationFor(newSell(service, m), 'pay')).toThrow(/applies to buy orders only/);
   });
+
+  it('a payment reported after the order expired is refused, even before the sweeper ran; the sweeper then cancels it', async () => {
+    const { clock, service, m, notifyUrl, post } = await setup();
+    const order = newBuy(service, m);
+    clock.set(order.expires_at!);
+    // The sweeper has not run yet: the order is still pending, but past its deadline.
+    const pay = service.services.sandbox.notificationFor(order, 'pay');
+    const before = writeFootprint(service);
+    const balances = service.services.ledger.balances(m.id);
+    const res = await post(notifyUrl(pay.channelId), pay.body);
+    expect([res.status, res.body.code, res.body.msg]).toEqual([409, ErrorCode.ILLEGAL_TRANSITION, expect.stringContaining('expired')]);
+    expect(writeFootprint(service)).toEqual(before);
+    expect(service.services.ledger.balances(m.id)).toEqual(balances);
+    // In-process (CLI and console with no listener) takes the same rule.
+    expect(() => service.services.sandbox.simulate(order.order_no, 'pay')).toThrow(/expired/);
+    expect(service.services.lifecycle.expireDue()).toBe(1);
+    expect(service.ctx.repos.orders.findById(order.id)!.status).toBe('cancelled');
+    // One second earlier it was still payable.
+    const later = newBuy(service, m);
+    clock.set(later.expires_at! - 1);
+    const ok = service.services.sandbox.notificationFor(later, 'pay');
+    expect((await post(notifyUrl(ok.channelId), ok.body)).body.data).toMatchObject({ status: 'paid', changed: true });
+    expectLedgerConsistent(service);
+  });
 });
