@@ -123,7 +123,7 @@ export function registerMerchantRoute(
           body: parseOrThrow(route.body, body),
           query: parseOrThrow(route.query ?? emptyQuery, rawQuery, 'query'),
         };
-        if (route.kind === 'write' && route.idempotent) idempotencyKey = idempotencyKeyOf(request.headers[IDEMPOTENCY_HEADER]);
+        if (route.kind === 'write' && route.idempotent) idempotencyKey = idempotencyKeyOf(request.raw.headersDistinct[IDEMPOTENCY_HEADER]);
         // Only a request that passed every check reaches the service.
         input = parsed;
       } catch (err) {

@@ -14,10 +14,15 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600;
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
-/** The header's key, undefined when absent; a malformed or repeated one is a 400 naming the header. */
-export function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  if (Array.isArray(header)) throw new AppError(ErrorCode.VALIDATION, 'Idempotency-Key: given more than once');
+/**
+ * The header's key, undefined when absent; a malformed or repeated one is a 400 naming the header.
+ * Takes every line of the header (`headersDistinct`): Node's `headers` joins repeated lines with ", ",
+ * which would look like one valid key.
+ */
+export function idempotencyKeyOf(lines: readonly string[] | undefined): string | undefined {
+  if (lines === undefined || lines.length === 0) return undefined;
+  if (lines.length > 1) throw new AppError(ErrorCode.VALIDATION, 'Idempotency-Key: given more than once');
+  const header = lines[0]!;
   if (!KEY_PATTERN.test(header) || header.trim() !== header) {
     throw new AppError(ErrorCode.VALIDATION, 'Idempotency-Key: must be 1-255 printable ASCII characters, without leading or trailing spaces');
   }

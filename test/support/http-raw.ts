@@ -20,7 +20,7 @@ export function rawRequest(
   baseUrl: string,
   method: string,
   path: string,
-  { headers = {}, body }: { headers?: Record<string, string>; body?: string } = {},
+  { headers = {}, body }: { headers?: Record<string, string | string[]>; body?: string } = {},
 ): Promise<RawResponse> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {

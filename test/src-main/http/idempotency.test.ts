@@ -3,6 +3,7 @@ import { ErrorCode } from '../../../src-shared/errors';
 import type { MerchantClient } from '../../../src-shared/client/merchant-client';
 import { clientFor, manualClock, rowCount, seedMerchant, testListener, testService } from '../../support/service-harness';
 import { expectLedgerConsistent, writeFootprint } from '../../support/money';
+import { rawRequest } from '../../support/http-raw';
 
 async function setup() {
   const clock = manualClock(Math.floor(Date.now() / 1000));
@@ -120,5 +121,18 @@ describe('createOrder Idempotency-Key', () => {
     expect(rowCount(service, 'orders')).toBe(0);
     expect((await create(body, 'x'.repeat(255))).status).toBe(200);
     expect((await create(body, ' ~!"#$%&()*+,-./:;<=>?@[]^_`{|}~'.trim())).status).toBe(200);
+  });
+
+  it('refuses a repeated header (Node would join the lines into one valid-looking key) with a 400, creating nothing', async () => {
+    const { service, listener, m, client } = await setup();
+    const body = { ...BUY, paychannel_id: m.channels.beta };
+    for (const keys of [['dup-a', 'dup-b'], ['same', 'same']]) {
+      const res = await rawRequest(listener.url, 'POST', '/addons/paychannel/merchant/createOrder', {
+        headers: { 'content-type': 'application/json', 'idempotency-key': keys },
+        body: JSON.stringify(client.signBody(body)),
+      });
+      expect([keys, res.status, res.json()]).toEqual([keys, 400, { code: ErrorCode.VALIDATION, msg: 'Idempotency-Key: given more than once', data: null }]);
+    }
+    expect(rowCount(service, 'orders')).toBe(0);
   });
 });
