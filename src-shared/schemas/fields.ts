@@ -41,9 +41,9 @@ export function isSafeText(value: string): boolean {
   return !UNSAFE_TEXT.test(value);
 }
 
-/** A string of printable text (no control characters, bidi overrides or lone surrogates), at most `max` long. */
+/** A string of printable text (no control characters, bidi overrides or lone surrogates), at most `max` long once trimmed. */
 export function plainText(max: number) {
-  return z.string().max(max).refine(isSafeText, { error: 'must not contain control characters, bidirectional overrides or unpaired surrogates' });
+  return z.string().trim().max(max).refine(isSafeText, { error: 'must not contain control characters, bidirectional overrides or unpaired surrogates' });
 }
 
 export function boundedText(max: number) {

@@ -78,6 +78,17 @@ describe('alpha_personal_data', () => {
   });
 });
 
+describe('alpha_personal_data free text', () => {
+  it('trims surrounding whitespace before the printable-text rule, as docs/api.md says of every free-text field', () => {
+    // A textarea's trailing newline is whitespace around the text, not a control character inside it.
+    expect(parseOrThrow(alphaPersonalData, { ...personal, address: ' 北京市朝阳区\n' })).toMatchObject({ address: '北京市朝阳区' });
+    expect(parseOrThrow(alphaPersonalData, { ...personal, name: ' 张三\t' })).toMatchObject({ name: '张三' });
+    expect(message(alphaPersonalData, { ...personal, address: '北京市\n朝阳区' })).toBe(
+      'address: must not contain control characters, bidirectional overrides or unpaired surrogates',
+    );
+  });
+});
+
 describe('alpha_card_info', () => {
   it.each([
     [{}, 'ok'],
