@@ -243,7 +243,8 @@ export function isJsonObject(value: JsonValue | undefined): value is JsonObject 
  * The JSON text of a value as the signature sees it: members in received
  * order, no whitespace, non-ASCII as is, "/" escaped as "\/", numbers as
  * their source text (the conventions of PHP's json_encode with
- * JSON_UNESCAPED_UNICODE, which many merchant SDKs use).
+ * JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_LINE_TERMINATORS, which many
+ * merchant SDKs use; PHP 7.1+ escapes U+2028/U+2029 without the second flag).
  */
 export function stringifyForSigning(value: JsonValue): string {
   if (value === null) return 'null';

@@ -65,4 +65,8 @@ describe('stringifyForSigning', () => {
   it('escapes quotes, backslashes and control characters', () => {
     expect(stringifyForSigning({ a: 'q"b\\c\n\u0001' })).toBe('{"a":"q\\"b\\\\c\\n\\u0001"}');
   });
+
+  it('keeps U+2028 and U+2029 as is, like every non-ASCII character (PHP needs JSON_UNESCAPED_LINE_TERMINATORS for the same text)', () => {
+    expect(stringifyForSigning({ a: 'x\u2028y\u2029z' })).toBe('{"a":"x\u2028y\u2029z"}');
+  });
 });
