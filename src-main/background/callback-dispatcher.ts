@@ -10,6 +10,7 @@ import type { CallbackDeliveryRow } from '../repositories/callback-repository';
 import type { ServiceContext } from '../services/context';
 import {
   CALLBACK_EXCERPT_BYTES,
+  CALLBACK_RETRY_DELAYS,
   CALLBACK_READ_LIMIT_BYTES,
   CALLBACK_TIMEOUT_MS,
   CALLBACK_USER_AGENT,
@@ -63,6 +64,12 @@ export function createCallbackDispatcher(
   const onError = options.onError ?? (() => undefined);
   /** Order id → the attempt in flight for it. */
   const inFlight = new Map<number, Promise<void>>();
+  /**
+   * Delivery id → when it may be sent again, for attempts whose outcome could
+   * not be logged (storage failure): still due in SQLite, but re-sending at
+   * once would hammer the merchant in a loop; wait the first retry delay.
+   */
+  const unrecorded = new Map<number, number>();
   let stopController = new AbortController();
   let stopping = false;
   let attemptsMade = 0;
@@ -109,7 +116,13 @@ export function createCallbackDispatcher(
       };
     }
     attemptsMade++;
-    await deps.write(() => deps.callbacks.recordAttempt(delivery, outcome));
+    try {
+      await deps.write(() => deps.callbacks.recordAttempt(delivery, outcome));
+      unrecorded.delete(delivery.id);
+    } catch (err) {
+      unrecorded.set(delivery.id, ctx.clock.now() + CALLBACK_RETRY_DELAYS[0]);
+      throw err;
+    }
   }
 
   /** Starts attempts for due deliveries, up to the pool size, one per order. */
@@ -117,9 +130,10 @@ export function createCallbackDispatcher(
     if (stopping) return;
     const free = concurrency - inFlight.size;
     if (free <= 0) return;
+    const now = ctx.clock.now();
     const due = repos.callbacks
-      .due(ctx.clock.now(), free + inFlight.size + 16)
-      .filter((d) => !inFlight.has(d.order_id) && (orderId === undefined || d.order_id === orderId))
+      .due(now, free + inFlight.size + unrecorded.size + 16)
+      .filter((d) => !inFlight.has(d.order_id) && (orderId === undefined || d.order_id === orderId) && !((unrecorded.get(d.id) ?? 0) > now))
       .slice(0, free);
     const signal = stopController.signal;
     for (const d of due) {

@@ -209,6 +209,34 @@ describe('merchant callbacks', () => {
     expect(target.received).toHaveLength(0);
   });
 
+  it('an attempt whose outcome cannot be logged (storage failure) is not re-sent at once, but after the first retry delay', async () => {
+    const clock = manualClock(1_800_000_000);
+    const errors: unknown[] = [];
+    const service = testService({ clock, callbacks: { onError: (err) => errors.push(err) } });
+    const receiver = await startReceiver(() => ({ status: 200, body: 'success' }));
+    const m = merchantWithCallback(service, receiver.url);
+    const buy = newBuy(service, m);
+    service.services.sandbox.simulate(buy.order_no, 'fail');
+    // Stands in for a full disk or an I/O error at the moment the attempt is logged.
+    service.db.exec(`CREATE TRIGGER attempts_fail BEFORE INSERT ON callback_attempts BEGIN SELECT RAISE(ABORT, 'simulated storage failure'); END`);
+    const outcome = await Promise.race([service.work.runDue().then(() => 'done'), new Promise((r) => setTimeout(r, 5_000, 'still sending'))]);
+    await service.work.stop();
+    expect(outcome).toBe('done');
+    expect(receiver.received).toHaveLength(1);
+    expect(errors).toEqual([expect.objectContaining({ message: 'simulated storage failure' })]);
+    expect(service.services.callbacks.listForOrder(buy.order_no)[0]).toMatchObject({ state: 'pending', attempts: 0 });
+
+    service.db.exec('DROP TRIGGER attempts_fail');
+    clock.advance(CALLBACK_RETRY_DELAYS[0] - 1);
+    await service.work.runDue();
+    expect(receiver.received).toHaveLength(1);
+    clock.advance(1);
+    await service.work.runDue();
+    // At least once: the same delivery again, now logged.
+    expect(receiver.received.map((r) => r.headers['x-callback-id'])).toEqual([receiver.received[0]!.headers['x-callback-id'], receiver.received[0]!.headers['x-callback-id']]);
+    expect(service.services.callbacks.listForOrder(buy.order_no)[0]).toMatchObject({ state: 'delivered', attempts: 1 });
+  });
+
   it('the delivery is queued in the transaction of the status change: no change, no callback', () => {
     const service = testService();
     const m = merchantWithCallback(service, 'http://127.0.0.1:9/never');
