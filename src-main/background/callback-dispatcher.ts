@@ -65,9 +65,10 @@ export function createCallbackDispatcher(
   /** Order id → the attempt in flight for it. */
   const inFlight = new Map<number, Promise<void>>();
   /**
-   * Delivery id → when it may be sent again, for attempts whose outcome could
-   * not be logged (storage failure): still due in SQLite, but re-sending at
-   * once would hammer the merchant in a loop; wait the first retry delay.
+   * Delivery id → when it may be sent again, for attempts that failed
+   * without being logged (storage failure, a secret that cannot be opened):
+   * still due in SQLite, but trying again at once would loop (hammering the
+   * merchant, or spinning); wait the first retry delay.
    */
   const unrecorded = new Map<number, number>();
   let stopController = new AbortController();
@@ -116,13 +117,8 @@ export function createCallbackDispatcher(
       };
     }
     attemptsMade++;
-    try {
-      await deps.write(() => deps.callbacks.recordAttempt(delivery, outcome));
-      unrecorded.delete(delivery.id);
-    } catch (err) {
-      unrecorded.set(delivery.id, ctx.clock.now() + CALLBACK_RETRY_DELAYS[0]);
-      throw err;
-    }
+    await deps.write(() => deps.callbacks.recordAttempt(delivery, outcome));
+    unrecorded.delete(delivery.id);
   }
 
   /** Starts attempts for due deliveries, up to the pool size, one per order. */
@@ -138,7 +134,10 @@ export function createCallbackDispatcher(
     const signal = stopController.signal;
     for (const d of due) {
       const p = attempt(d, signal)
-        .catch(onError)
+        .catch((err: unknown) => {
+          unrecorded.set(d.id, ctx.clock.now() + CALLBACK_RETRY_DELAYS[0]);
+          onError(err);
+        })
         .finally(() => {
           inFlight.delete(d.order_id);
           pump(orderId);

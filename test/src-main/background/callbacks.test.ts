@@ -237,6 +237,25 @@ describe('merchant callbacks', () => {
     expect(service.services.callbacks.listForOrder(buy.order_no)[0]).toMatchObject({ state: 'delivered', attempts: 1 });
   });
 
+  it('an attempt that fails before sending (a secret that cannot be opened) is held back too, not retried in a spin', async () => {
+    const clock = manualClock(1_800_000_000);
+    const errors: unknown[] = [];
+    const service = testService({ clock, callbacks: { onError: (err) => errors.push(err) } });
+    const receiver = await startReceiver(() => ({ status: 200, body: 'success' }));
+    const m = merchantWithCallback(service, receiver.url);
+    const buy = newBuy(service, m);
+    service.services.sandbox.simulate(buy.order_no, 'fail');
+    const sealed = (service.db.prepare('SELECT api_secret_enc AS s FROM merchants WHERE id = ?').get(m.id) as { s: string }).s;
+    service.db.prepare('UPDATE merchants SET api_secret_enc = ? WHERE id = ?').run("v1:AAAA", m.id);
+    expect((await service.work.runDue()).callbackAttempts).toBe(0);
+    expect(errors).toHaveLength(1);
+    expect(receiver.received).toHaveLength(0);
+    service.db.prepare('UPDATE merchants SET api_secret_enc = ? WHERE id = ?').run(sealed, m.id);
+    clock.advance(CALLBACK_RETRY_DELAYS[0]);
+    await service.work.runDue();
+    expect(service.services.callbacks.listForOrder(buy.order_no)[0]).toMatchObject({ state: 'delivered', attempts: 1 });
+  });
+
   it('the delivery is queued in the transaction of the status change: no change, no callback', () => {
     const service = testService();
     const m = merchantWithCallback(service, 'http://127.0.0.1:9/never');
