@@ -29,7 +29,9 @@ export function toAppError(err: unknown): AppError {
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
-    const appError = toAppError(err);
+    let appError = toAppError(err);
+    // A body Fastify could not take on a path that does not exist: the path is the real error.
+    if (request.is404 && BODY_CODES.has(appError.code)) appError = notFound(request.method, request.url);
     if (appError.code === ErrorCode.INTERNAL || appError.code === ErrorCode.STORAGE_UNAVAILABLE) {
       // The details go to the log only, never to the client.
       request.log.error({ err }, 'request failed');
@@ -37,8 +39,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (appError.detail?.retryAfter !== undefined) reply.header('Retry-After', String(appError.detail.retryAfter));
     return reply.status(appError.httpStatus).send(errorEnvelope(appError));
   });
-  app.setNotFoundHandler((request, reply) => {
-    const e = new AppError(ErrorCode.NOT_FOUND, `${request.method} ${request.url.split('?')[0]!.slice(0, 200)}: no such endpoint`);
-    return reply.status(404).send(errorEnvelope(e));
-  });
+  app.setNotFoundHandler((request, reply) => reply.status(404).send(errorEnvelope(notFound(request.method, request.url))));
+}
+
+const BODY_CODES: ReadonlySet<number> = new Set([ErrorCode.UNSUPPORTED_MEDIA_TYPE, ErrorCode.MALFORMED_JSON, ErrorCode.BODY_TOO_LARGE]);
+
+function notFound(method: string, url: string): AppError {
+  return new AppError(ErrorCode.NOT_FOUND, `${method} ${url.split('?')[0]!.slice(0, 200)}: no such endpoint`);
 }

@@ -82,6 +82,17 @@ export function singleValuedQuery(query: unknown): Record<string, string> {
   return out;
 }
 
+/**
+ * The members the request really gives: a top-level `null` or `""` counts as
+ * not sent, as it does in the signature (docs/api.md, "Signing", rule 3), so
+ * an empty filter is off and an empty required member is reported missing.
+ */
+export function givenMembers<T extends JsonValue>(params: Readonly<Record<string, T>>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const [name, value] of Object.entries(params)) if (value !== null && value !== '') out[name] = value;
+  return out;
+}
+
 const emptyQuery = z.strictObject({});
 
 /** A write's result, or (idempotent routes) the envelope JSON to answer with. */
@@ -120,8 +131,8 @@ export function registerMerchantRoute(
       let idempotencyKey: string | undefined;
       try {
         const parsed = {
-          body: parseOrThrow(route.body, body),
-          query: parseOrThrow(route.query ?? emptyQuery, rawQuery, 'query'),
+          body: parseOrThrow(route.body, givenMembers(body)),
+          query: parseOrThrow(route.query ?? emptyQuery, givenMembers(rawQuery), 'query'),
         };
         if (route.kind === 'write' && route.idempotent) idempotencyKey = idempotencyKeyOf(request.raw.headersDistinct[IDEMPOTENCY_HEADER]);
         // Only a request that passed every check reaches the service.

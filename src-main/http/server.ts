@@ -64,7 +64,13 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
   });
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // The body is read as UTF-8: another declared charset would be misread, not converted.
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(request.headers['content-type'] ?? '')?.[1];
+    if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+      done(new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, `Content-Type: charset must be utf-8, not ${charset.slice(0, 32)}`), undefined);
+      return;
+    }
     try {
       done(null, parseJsonLossless(body as string));
     } catch (err) {

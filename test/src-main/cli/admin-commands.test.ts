@@ -103,6 +103,17 @@ describe('admin CLI', () => {
     expect((await cli(['sign', '--secret', 'k'], { stdin: '{' })).code).toBe(2);
   });
 
+  it('signs the query string with the body, for getPayChannels?category=…', async () => {
+    const body = '{"api_key":"mk_demo_0001","timestamp":1767225600,"nonce":"n0nce-123"}';
+    const expected = computeSignature({ ...(parseJsonLossless(body) as JsonObject), category: 'beta', note: 'a b/é' }, 'k');
+    expect((await cli(['sign', '--secret', 'k', '--query', 'category=beta&note=a+b%2F%C3%A9'], { stdin: body })).stdout).toBe(expected);
+    expect((await cli(['sign', '--secret', 'k', '--query', '?category=beta&note=a%20b/%C3%A9'], { stdin: body })).stdout).toBe(expected);
+    const both = await cli(['sign', '--secret', 'k', '--query', 'nonce=x'], { stdin: body });
+    expect([both.code, both.stderr]).toEqual([2, expect.stringContaining('--query: nonce is in the body too')]);
+    const twice = await cli(['sign', '--secret', 'k', '--query', 'category=a&category=b'], { stdin: body });
+    expect([twice.code, twice.stderr]).toEqual([2, expect.stringContaining('--query: category is given more than once')]);
+  });
+
   it('prints help and refuses unknown commands', async () => {
     expect((await cli(['--help'])).stdout).toContain('merchant create');
     const unknown = await cli(['frobnicate']);

@@ -230,6 +230,25 @@ describe('orderQueryList and orderQueryDetail', () => {
     expect(detail.body.data).toMatchObject({ order_no: created[0], order_type: 1, cny_amount: '10.00', status: 'pending' });
   });
 
+  it('treats a null or empty-string member as not sent, as the signature does', async () => {
+    const { client, merchant, service } = await setup();
+    const created = await client.createOrder({ order_type: 1, cny_amount: '10.00', paychannel_id: merchant.channels.beta, paychannel_paymethod: 'bank', customer_name: '' });
+    expect(created.body.code).toBe(1);
+    // An empty filter is no filter; an empty page/limit is the default.
+    const list = await client.orderQueryList({ status: '', order_type: null, start_time: '', page: null, limit: '' });
+    expect(list.status).toBe(200);
+    expect(list.body.data).toMatchObject({ total: 1, page: 1, limit: 20 });
+    const channels = await client.call<{ total: number }>('getPayChannels', {}, { category: '' });
+    expect(channels.body.data!.total).toBe(3);
+    // An empty required member is missing, named, and nothing is written.
+    for (const empty of ['', null]) {
+      const res = await client.createOrder({ order_type: 1, cny_amount: empty, paychannel_id: merchant.channels.beta, paychannel_paymethod: 'bank' });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ code: 1001, msg: 'cny_amount: is required', data: null });
+    }
+    expect(rowCount(service, 'orders')).toBe(1);
+  });
+
   it("answers a missing order and another merchant's order the same way", async () => {
     const { client, merchant, service, listener } = await setup();
     const other = seedMerchant(service, 'Other Merchant');
@@ -399,6 +418,8 @@ describe('transport errors', () => {
       ['[1,2]', { 'content-type': 'application/json' }, 400, 1003, 'body: must be a JSON object'],
       ['"text"', { 'content-type': 'application/json; charset=utf-8' }, 400, 1003, 'body: must be a JSON object'],
       ['a=1', { 'content-type': 'application/x-www-form-urlencoded' }, 415, 1005, 'Content-Type: must be application/json'],
+      ['{}', { 'content-type': 'application/json; charset=gbk' }, 415, 1005, 'Content-Type: charset must be utf-8, not gbk'],
+      ['{}', { 'content-type': 'application/json;charset="latin1"' }, 415, 1005, 'Content-Type: charset must be utf-8, not latin1'],
       [undefined, {}, 415, 1005, 'Content-Type: must be application/json'],
       ['', { 'content-type': 'application/json' }, 400, 1002, 'body:'],
       [JSON.stringify({ pad: 'x'.repeat(70 * 1024) }), { 'content-type': 'application/json' }, 413, 1006, 'body: larger than 65536 bytes'],
@@ -419,6 +440,17 @@ describe('transport errors', () => {
     const res = await fetch(`${listener.url}${PREFIX}/deleteEverything`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ code: 3001, msg: 'POST /addons/paychannel/merchant/deleteEverything: no such endpoint', data: null });
+    // Whatever the body: the missing path is what is wrong.
+    for (const [body, headers] of [
+      ['a=1', { 'content-type': 'text/plain' }],
+      [undefined, {}],
+      ['{"a":', { 'content-type': 'application/json' }],
+    ] as const) {
+      const other = await rawPost(`${listener.url}${PREFIX}/deleteEverything`, body, headers);
+      expect(other, JSON.stringify(headers)).toEqual({ status: 404, body: { code: 3001, msg: 'POST /addons/paychannel/merchant/deleteEverything: no such endpoint', data: null } });
+    }
+    const regionPost = await rawPost(`${listener.url}/addons/paychannel/channel/alpha/provinceList`, 'x', { 'content-type': 'text/plain' });
+    expect(regionPost.status).toBe(404);
   });
 
   it('answers 500 without internal details when a service fails unexpectedly', async () => {
