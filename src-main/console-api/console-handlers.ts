@@ -19,7 +19,7 @@ import { parseOrThrow } from '../../src-shared/validation/parse';
 import { errorEnvelope, internalError, successEnvelope } from '../http/envelope';
 import type { MerchantConsoleService } from '../service';
 import { toBuyOrderView, toSellOrderView } from '../services/order-service';
-import { requestFingerprint } from '../services/idempotency-service';
+import { consoleIdempotencyKey, requestFingerprint } from '../services/idempotency-service';
 import type { JsonObject } from '../../src-shared/json/lossless-json';
 import type { CreatedOrderView } from '../../src-shared/schemas/merchant-api';
 
@@ -86,7 +86,7 @@ export function createConsoleHandlers(service: MerchantConsoleService, runtime: 
       const merchant = merchants.require(merchant_id);
       if (merchant.enabled !== 1) throw new AppError(ErrorCode.CONFLICT, `merchant_id: merchant ${merchant_id} is disabled`);
       // Console keys live apart from the HTTP API's Idempotency-Key values of the same merchant.
-      const key = idempotency_key === undefined ? undefined : `console:${idempotency_key}`;
+      const key = idempotency_key === undefined ? undefined : consoleIdempotencyKey(idempotency_key);
       const fingerprint = key === undefined ? '' : requestFingerprint(input as unknown as JsonObject, {});
       return write(() => {
         if (key !== undefined) {

@@ -30,6 +30,15 @@ export function idempotencyKeyOf(lines: readonly string[] | undefined): string |
 }
 
 /**
+ * The stored key of a console createOrder's `idempotency_key`. The prefix
+ * ends in a character no HTTP `Idempotency-Key` can hold (those are printable
+ * ASCII), so the two never meet, whatever text either side chooses.
+ */
+export function consoleIdempotencyKey(key: string): string {
+  return `console\u00b7${key}`;
+}
+
+/**
  * SHA-256 of the request's parameters in the signing canonical form (sorted,
  * values as sent, numbers as their JSON text) without timestamp, nonce and
  * signature: equal for a retry of the same request, different as soon as

@@ -165,6 +165,8 @@ describe('console contract: public and merchant-scoped calls', () => {
     expect(rowCount(c.service, 'orders')).toBe(before);
     // The same text as an HTTP Idempotency-Key of this merchant is another key.
     expect(c.service.services.idempotency.replayFor(c.m.id, 'form-7f3a', 'whatever')).toBeUndefined();
+    // Whatever the HTTP key's text: no HTTP key reaches a console key.
+    expect(c.service.services.idempotency.replayFor(c.m.id, 'console:form-7f3a', 'whatever')).toBeUndefined();
     const other = await ok(c, 'createOrder', { ...req, idempotency_key: 'form-8b1c' });
     expect(other.order_no).not.toBe(first.order_no);
   });
