@@ -39,7 +39,10 @@ export interface ChannelDriver {
   readonly name: ChannelDriverName;
   /** Starts collecting a new buy order. Synchronous: runs inside the creating transaction. */
   startPayIn(order: OrderRow, channel: ChannelRow): PayInStart;
-  /** Hands a sell order to the channel for payout. */
+  /**
+   * Hands a sell order to the channel for payout. May be called again for the same order (its answer could not be
+   * stored: crash, full disk), so a driver must make it idempotent by `order_no` (docs/channels.md).
+   */
   startPayout(order: OrderRow, channel: ChannelRow): Promise<PayoutStart>;
   /** Checks a notification the channel sent to /channel/notify/<channel_id>; throws AppError when it is not genuine. */
   verifyNotification(channel: ChannelRow, body: JsonObject): VerifiedNotification;
