@@ -249,6 +249,16 @@ describe('orderQueryList and orderQueryDetail', () => {
     expect(rowCount(service, 'orders')).toBe(1);
   });
 
+  it('refuses integers written with a fraction or an exponent, naming the field', async () => {
+    const { listener, merchant } = await setup();
+    for (const [field, text] of [['page', '1.0'], ['limit', '2e1'], ['order_type', '1.0']] as const) {
+      const body = JSON.stringify({ api_key: merchant.apiKey, timestamp: Math.floor(Date.now() / 1000), nonce: newNonce(), [field]: 'N' }).replace('"N"', text);
+      const signature = computeSignature(parseJsonLossless(body) as JsonObject, merchant.apiSecret);
+      const res = await rawPost(`${listener.url}${PREFIX}/orderQueryList`, body.replace(/}$/, `,"signature":"${signature}"}`));
+      expect(res, text).toEqual({ status: 400, body: { code: 1001, msg: expect.stringMatching(new RegExp(`^${field}: must be`)), data: null } });
+    }
+  });
+
   it("answers a missing order and another merchant's order the same way", async () => {
     const { client, merchant, service, listener } = await setup();
     const other = seedMerchant(service, 'Other Merchant');
