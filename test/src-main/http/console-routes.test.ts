@@ -136,6 +136,26 @@ describe('console login and sessions over HTTP', () => {
     });
   });
 
+  it('marks the session cookie Secure (also when clearing it) when the public URL is https', async () => {
+    const service = testService();
+    const consoleDir = tempDir();
+    buildFakeConsole(consoleDir);
+    const listener = await testListener(service, { publicUrl: 'https://pay.example.com/', console: { dir: consoleDir } });
+    const host = 'pay.example.com';
+    const token = service.services.consoleAuth.issueLoginToken().credential;
+    const res = await rawRequest(listener.url, 'GET', `/console/login?token=${encodeURIComponent(token)}`, { headers: { host } });
+    expect(res.status).toBe(200);
+    const attributes = res.headers['set-cookie']![0]!.split(/;\s*/).slice(1).map((a) => a.toLowerCase());
+    expect(attributes).toEqual(expect.arrayContaining(['secure', 'httponly', 'samesite=strict']));
+    const cookie = res.headers['set-cookie']![0]!.split(';')[0]!;
+    const out = await rawRequest(listener.url, 'POST', '/console/logout', {
+      headers: { host, origin: 'https://pay.example.com', 'content-type': 'application/json', cookie },
+      body: '{}',
+    });
+    expect(out.status).toBe(200);
+    expect(out.headers['set-cookie']![0]!.split(/;\s*/).map((a) => a.toLowerCase())).toContain('secure');
+  });
+
   it('honours a revocation by the CLI in another service instance at once (console-token reset)', async () => {
     const s = await site();
     const { cookie } = await login(s);
