@@ -381,6 +381,21 @@ describe('authentication', () => {
     expect((await post(signed())).body.msg).toBe('api_key: unknown or disabled');
   });
 
+  it('keeps a used nonce through the purge for as long as its timestamp is acceptable', async () => {
+    const clock = manualClock(1_800_000_000);
+    const service = testService({ clock });
+    const listener = await testListener(service);
+    const merchant = seedMerchant(service);
+    // Signed 300 s ahead: acceptable from now until now + 600.
+    const body: Record<string, unknown> = { api_key: merchant.apiKey, timestamp: clock.now() + 300, nonce: newNonce() };
+    body.signature = computeSignature(body as never, merchant.apiSecret);
+    const url = `${listener.url}${PREFIX}/getPayChannels`;
+    expect((await rawPost(url, JSON.stringify(body))).body.code).toBe(1);
+    clock.advance(599);
+    service.services.requestAuth.purgeExpiredNonces();
+    expect((await rawPost(url, JSON.stringify(body))).body).toEqual({ code: 2005, msg: 'nonce: already used with this api_key', data: null });
+  });
+
   it('consumes the nonce of a signed request even when its parameters are invalid', async () => {
     const { service, listener, merchant } = await setup();
     const url = `${listener.url}${PREFIX}/orderQueryList`;
