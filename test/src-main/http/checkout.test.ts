@@ -5,6 +5,34 @@ import { clientFor, manualClock, seedMerchant, testListener, testService } from 
 import { expectLedgerConsistent } from '../../support/money';
 import { startReceiver } from '../../support/callback-receiver';
 import { verifySignature } from '../../../src-shared/client/sign';
+import QRCode from 'qrcode';
+
+/** The dark modules of a QR code drawn by qrcode's SVG renderer, quiet zone included (rows of "1"/"0"). */
+function qrMatrixOfSvg(svg: string): string[] {
+  const view = Number(/viewBox="0 0 (\d+) \d+"/.exec(svg)![1]);
+  const rows = Array.from({ length: view }, () => Array<string>(view).fill('0'));
+  let x = 0;
+  let y = 0;
+  for (const [, cmd, a, b] of /<path stroke="[^"]*" d="([^"]+)"/.exec(svg)![1]!.matchAll(/([Mmh])(-?[\d.]+)(?: (-?[\d.]+))?/g)) {
+    if (cmd === 'M') [x, y] = [Number(a), Number(b)];
+    else if (cmd === 'm') [x, y] = [x + Number(a), y + Number(b)];
+    else {
+      for (let i = 0; i < Number(a); i++) rows[Math.floor(y)]![x + i] = '1';
+      x += Number(a);
+    }
+  }
+  return rows.map((r) => r.join(''));
+}
+
+/** A QR code of `text` encoded independently (any error correction level), in a `view`-module square: what the page should draw. */
+function qrMatricesOf(text: string, view: number): string[] {
+  return (['L', 'M', 'Q', 'H'] as const).map((level) => {
+    const { modules } = QRCode.create(text, { errorCorrectionLevel: level });
+    const margin = (view - modules.size) / 2;
+    const at = (r: number, c: number) => r >= 0 && c >= 0 && r < modules.size && c < modules.size && modules.get(r, c);
+    return Array.from({ length: view }, (_, r) => Array.from({ length: view }, (_, c) => (at(r - margin, c - margin) ? '1' : '0')).join('')).join('\n');
+  });
+}
 
 /** The forms of a page: what its buttons do (action resolved against the page URL, hidden fields). */
 function formsOf(html: string, pageUrl: string): { action: string; fields: Record<string, string>; label: string }[] {
@@ -60,6 +88,8 @@ describe('sandbox checkout page', () => {
     // The QR code encodes the page's own URL.
     const svg = Buffer.from(/data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(html)![1]!, 'base64').toString('utf8');
     expect(svg).toMatch(/^<svg/);
+    const drawn = qrMatrixOfSvg(svg);
+    expect(qrMatricesOf(order.pay_url, drawn.length)).toContain(drawn.join('\n'));
     // No script and nothing loaded from elsewhere.
     expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/i);
 
