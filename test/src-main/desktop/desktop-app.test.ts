@@ -7,6 +7,7 @@ import { SAFETY_NET_FRAMES } from '../../../src-main/store/checkpointer';
 import { acquireDataDirLock } from '../../../src-main/store/data-dir';
 import { CONSOLE_METHODS, ipcChannelOf } from '../../../src-shared/console-api/methods';
 import { DEFAULT_BASE_PATH } from '../../../src-shared/constants';
+import { contentSecurityPolicy } from '../../../src-main/desktop/content-security';
 import { tempDir } from '../../support/temp-dir';
 import { fake, FakeBrowserWindow, resetFakeElectron } from './support/fake-electron';
 
@@ -98,8 +99,18 @@ describe('desktop app lifecycle (electron mocked, real service)', () => {
     await desktop.ready;
     expect(desktop.state()).toBe('running');
     expect(fake.protocol.handle).toHaveBeenCalledWith('app', expect.any(Function));
-    expect(fake.session.permissionRequestHandler).toBeTypeOf('function');
-    expect(fake.session.permissionCheckHandler).toBeTypeOf('function');
+    // The console page is served with the production CSP (no dev-server websocket)…
+    const page = await fake.protocol.handlers.get('app')!(new Request('app://console/index.html'));
+    expect(page.headers.get('content-security-policy')).toBe(contentSecurityPolicy());
+    // …and the session installed is the restrictive policy, not just some handler.
+    const granted = (permission: string) => {
+      const callback = vi.fn();
+      fake.session.permissionRequestHandler!(null, permission, callback, { requestingUrl: 'app://console/index.html', isMainFrame: true });
+      return callback.mock.calls[0]?.[0] as unknown;
+    };
+    expect([granted('media'), granted('notifications'), granted('clipboard-sanitized-write')]).toEqual([false, false, true]);
+    expect(fake.session.permissionCheckHandler!(null, 'media', 'app://console', {})).toBe(false);
+    expect(fake.session.devicePermissionHandler!({ deviceType: 'usb', origin: 'app://console' })).toBe(false);
 
     const service = desktop.service()!;
     expect(service.dataDir).toBe(path.resolve(dataDir));
