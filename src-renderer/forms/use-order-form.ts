@@ -27,6 +27,19 @@ export interface OrderChannelModel {
 export const ORDER_CHANNEL_FIELDS = ['paychannel_id', 'paychannel_paymethod', 'cny_amount'] as const;
 export type OrderChannelField = (typeof ORDER_CHANNEL_FIELDS)[number];
 
+/**
+ * The createOrder `idempotency_key` of one order being filled in
+ * (docs/console.md): random, kept across retries of that order, so a retry
+ * after an answer that never arrived gets the order the service already
+ * made instead of a second one (for a sell, a second debit).
+ * getRandomValues, not randomUUID: a console opened over plain http on a LAN
+ * address is not a secure context.
+ */
+export function newIdempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `form-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
 function fenOf(yuan: string): number | undefined {
   const parsed = parseYuan(yuan);
   return parsed.ok ? parsed.fen : undefined;
@@ -83,12 +96,27 @@ export function useOrderForm(model: OrderChannelModel, amountContext: (channel: 
   // The amount is checked while typing, so a limit (or, for a sell, the balance) shows before submitting.
   const rules: FormRules = toFormRules(checks, () => model, t, { cny_amount: ['input', 'blur'] }, ORDER_CHANNEL_FIELDS);
 
-  /** This part of the createOrder request; called once the rules passed, so both choices are made. */
-  function request(): { cny_amount: string; paychannel_id: number; paychannel_paymethod: PayMethod } {
+  let idempotencyKey = newIdempotencyKey();
+
+  /**
+   * This part of the createOrder request, with the idempotency key of the order being filled in;
+   * called once the rules passed, so both choices are made.
+   */
+  function request(): { cny_amount: string; paychannel_id: number; paychannel_paymethod: PayMethod; idempotency_key: string } {
     if (model.paychannel_id === null || model.paychannel_paymethod === null) throw new Error('no channel or pay method chosen');
-    return { cny_amount: normaliseAmount(model.cny_amount), paychannel_id: model.paychannel_id, paychannel_paymethod: model.paychannel_paymethod };
+    return {
+      cny_amount: normaliseAmount(model.cny_amount),
+      paychannel_id: model.paychannel_id,
+      paychannel_paymethod: model.paychannel_paymethod,
+      idempotency_key: idempotencyKey,
+    };
+  }
+
+  /** The order was created: the next one is another order and gets its own key. */
+  function created(): void {
+    idempotencyKey = newIdempotencyKey();
   }
 
   onMounted(load);
-  return { channels, channel, loading, error, rules, request, reload: load };
+  return { channels, channel, loading, error, rules, request, created, reload: load };
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { VueWrapper } from '@vue/test-utils';
 import BuyOrder from '../../../src-renderer/views/buy-order/index.vue';
+import { consoleApiContract } from '../../../src-shared/console-api/contract';
 import { ErrorCode } from '../../../src-shared/errors';
 import { fakeBridge, ServiceError, type FakeHandlers } from '../support/fake-bridge';
 import { channel, MERCHANT } from '../support/fixtures';
@@ -80,7 +81,7 @@ describe('new buy order form', () => {
     await submitForm(wrapper);
 
     expect(fake.callsOf('createOrder')).toEqual([
-      { merchant_id: 1, order_type: 1, cny_amount: '100.50', paychannel_id: 2, paychannel_paymethod: 'wxpay', customer_name: '张三' },
+      { merchant_id: 1, order_type: 1, cny_amount: '100.50', paychannel_id: 2, paychannel_paymethod: 'wxpay', idempotency_key: expect.any(String), customer_name: '张三' },
     ]);
     await settle();
     expect(wrapper.find('[data-test="pay-result"]').exists()).toBe(true);
@@ -107,5 +108,43 @@ describe('new buy order form', () => {
     await typeInto(wrapper, 'field-amount', '10');
     await submitForm(wrapper);
     expect(document.body.textContent).toContain('channel 2: sandbox refused the pay-in');
+  });
+  it('sends one idempotency key per order: a retry after a lost answer repeats it, the next order gets a new one', async () => {
+    // The service created the order but its answer never arrived (connection dropped): the retry
+    // must get that order back (same key, docs/console.md) instead of creating a second one.
+    let lose = true;
+    const created = handlers().createOrder!;
+    const fake = fakeBridge(
+      handlers({
+        createOrder: (req) => {
+          if (lose) {
+            lose = false;
+            throw new Error('socket hang up');
+          }
+          return created(req);
+        },
+      }),
+    );
+    wrapper = await mountPage(BuyOrder, { bridge: fake.bridge, merchantId: 1 });
+    await typeInto(wrapper, 'field-amount', '10');
+    await submitForm(wrapper);
+    expect(document.body.textContent).toContain('socket hang up');
+    await submitForm(wrapper);
+    await settle();
+    expect(wrapper.find('[data-test="pay-result"]').exists()).toBe(true);
+
+    await wrapper.find('[data-test="another-order"]').trigger('click');
+    await settle();
+    await typeInto(wrapper, 'field-amount', '20');
+    await submitForm(wrapper);
+
+    const calls = fake.callsOf('createOrder');
+    expect(calls).toHaveLength(3);
+    const keys = calls.map((c) => c.idempotency_key);
+    expect(keys[0]).toEqual(expect.any(String));
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[2]).toEqual(expect.any(String));
+    expect(keys[2]).not.toBe(keys[0]);
+    for (const call of calls) expect(consoleApiContract.createOrder.request.safeParse(call).success).toBe(true);
   });
 });

@@ -106,7 +106,7 @@ describe('new sell order form', () => {
 
     await typeInto(wrapper, 'field-amount', '100');
     await submitForm(wrapper);
-    expect(fake.callsOf('createOrder')).toEqual([{ merchant_id: 1, order_type: 2, cny_amount: '100.00', paychannel_id: 2, paychannel_paymethod: 'alipay' }]);
+    expect(fake.callsOf('createOrder')).toEqual([{ merchant_id: 1, order_type: 2, cny_amount: '100.00', paychannel_id: 2, paychannel_paymethod: 'alipay', idempotency_key: expect.any(String) }]);
   });
 
   it('asks alpha channels for personal data and card info with every rule, and sends both objects', async () => {
@@ -149,6 +149,7 @@ describe('new sell order form', () => {
         cny_amount: '10.00',
         paychannel_id: 1,
         paychannel_paymethod: 'bank',
+        idempotency_key: expect.any(String),
         alpha_personal_data: {
           name: '李四',
           cert_type: '00',
