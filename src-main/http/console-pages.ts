@@ -73,12 +73,13 @@ export const pages = {
       en: ['The console needs a sign-in. Open the login URL that merchant-console serve printed when it started, or make a new one:'],
       commands: [NEW_LINK],
     }),
-  notBuilt: (dir: string) =>
+  // Shown before any sign-in, so it names no path of the machine; serve prints where the build goes.
+  notBuilt: () =>
     consolePage({
       title: '控制台尚未构建 · Console not built yet',
       zh: ['服务正在运行，但浏览器控制台的前端文件还没有构建。在项目目录中运行以下命令，然后刷新本页（无需重启服务）：'],
       en: ['The service runs, but the browser console has not been built yet. Run this in the project folder, then reload this page (no restart needed):'],
-      commands: ['npm run build:console', `# expected output: ${dir}`],
+      commands: ['npm run build:console'],
     }),
   hostRefused: () =>
     consolePage({

@@ -236,7 +236,7 @@ export function registerConsoleRoutes(app: FastifyInstance, service: MerchantCon
     // ---------------------------------------------------------------- the built console
     scope.register(async (site) => {
       site.addHook('onRequest', async (request, reply) => {
-        if (!consoleBundleBuilt(options.consoleDir)) return sendPage(reply, 503, pages.notBuilt(options.consoleDir));
+        if (!consoleBundleBuilt(options.consoleDir)) return sendPage(reply, 503, pages.notBuilt());
         try {
           consoleAuth.verifySession(sessionOf(request));
         } catch (err) {

@@ -304,6 +304,8 @@ describe('the static console at /console/', () => {
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.body).toContain('npm run build:console');
     expect(res.headers['content-security-policy']).toBe(CONSOLE_CSP);
+    // Nothing of the machine for a visitor without a session: not even where the install lives (serve prints it).
+    expect(res.body).not.toContain(s.consoleDir);
 
     // The login still works (the cookie is ready for when the build lands).
     const { res: loginRes, cookie } = await login(s);
