@@ -81,6 +81,20 @@ describe('write queue (group commit)', () => {
     db.close();
   });
 
+  it('never acknowledges a job that ran fine when a later job of its batch makes SQLite roll the batch back', async () => {
+    const { db, queue, insert, count } = setup();
+    db.pragma('max_page_count = ' + String(db.pragma('page_count', { simple: true })));
+    const outcomes = await Promise.allSettled([
+      queue.run(() => insert.run(-1)), // fits in the page already there
+      queue.run(() => {
+        for (let k = 0; k < 5000; k++) insert.run(k); // SQLITE_FULL: the whole transaction is rolled back
+      }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(count()).toBe(0);
+    db.close();
+  });
+
   it('commits a batch of only non-durable jobs with synchronous=NORMAL, any other batch with FULL, and is back at FULL after', async () => {
     const { db, queue, insert, count } = setup();
     const level = () => db.pragma('synchronous', { simple: true }) as number; // 1 NORMAL, 2 FULL
