@@ -66,11 +66,34 @@ function keyFromBase64(text: string, source: string): Buffer {
   return key;
 }
 
-/** Writes a secret file so that a crash leaves either the old state or the complete new file. */
+/**
+ * Writes a secret file so that a crash or power cut leaves either the old
+ * state or the complete new file, and the new file is on disk when this
+ * returns: callers then delete the key's other copy, or let the service seal
+ * secrets with it (the database commits durably; the key must too).
+ */
 function writeSecretFile(file: string, content: Buffer | string): void {
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, content, { mode: 0o600 });
+  const fd = fs.openSync(tmp, 'w', 0o600);
+  try {
+    fs.writeFileSync(fd, content);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
   fs.renameSync(tmp, file);
+  syncFolder(path.dirname(file));
+}
+
+/** Makes a rename in `dir` durable. Windows cannot open a folder for fsync (NTFS journals the rename itself). */
+function syncFolder(dir: string): void {
+  if (process.platform === 'win32') return;
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** Whether safeStorage really protects data here (Linux's basic_text backend does not). */

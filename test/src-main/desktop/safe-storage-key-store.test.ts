@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSecretBox, fileMasterKeyStore, MasterKeySealedError } from '../../../src-main/crypto/secret-box';
 import { openDesktopMasterKey, SealedKeyUnavailableError, type SafeStorageApi } from '../../../src-main/desktop/safe-storage-key-store';
 import { openService } from '../../../src-main/service';
@@ -12,11 +12,47 @@ const SEALED = 'master.key.safe';
 const exists = (dir: string, f: string) => fs.existsSync(path.join(dir, f));
 const mode = (dir: string, f: string) => fs.statSync(path.join(dir, f)).mode & 0o777;
 
+/**
+ * What reaches the disk, in order: each fsync (named by the path its fd was
+ * opened on), rename and removal. A key file that is only in the page cache
+ * when its other copy is deleted is lost with the power.
+ */
+function recordDiskOps() {
+  const ops: string[] = [];
+  const opened = new Map<number, string>();
+  const name = (p: fs.PathLike) => path.basename(String(p));
+  const realOpen = fs.openSync;
+  vi.spyOn(fs, 'openSync').mockImplementation(((p: fs.PathLike, ...rest: unknown[]) => {
+    const fd = (realOpen as (...a: unknown[]) => number)(p, ...rest);
+    opened.set(fd, name(p));
+    return fd;
+  }) as typeof fs.openSync);
+  const realFsync = fs.fsyncSync;
+  vi.spyOn(fs, 'fsyncSync').mockImplementation((fd: number) => {
+    ops.push(`fsync ${opened.get(fd) ?? '?'}`);
+    realFsync(fd);
+  });
+  const realRename = fs.renameSync;
+  vi.spyOn(fs, 'renameSync').mockImplementation((from: fs.PathLike, to: fs.PathLike) => {
+    ops.push(`rename ${name(to)}`);
+    realRename(from, to);
+  });
+  const realRm = fs.rmSync;
+  vi.spyOn(fs, 'rmSync').mockImplementation((p: fs.PathLike, options?: fs.RmOptions) => {
+    ops.push(`rm ${name(p)}`);
+    realRm(p, options);
+  });
+  return ops;
+}
+
 describe('desktop master key sealed with safeStorage', () => {
   let safeStorage: SafeStorageApi & typeof fake.safeStorage;
   beforeEach(() => {
     resetFakeElectron();
     safeStorage = fake.safeStorage as SafeStorageApi & typeof fake.safeStorage;
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
   });
 
   it('a new data dir gets a new key, sealed (0600), no plain file', async () => {
@@ -86,6 +122,39 @@ describe('desktop master key sealed with safeStorage', () => {
     // basic_text is a Linux notion; elsewhere the backend is not consulted.
     const dir3 = tempDir();
     expect((await openDesktopMasterKey({ dataDir: dir3, safeStorage, platform: 'darwin' })).protection).toBe('os-keychain');
+  });
+
+  it('makes a written key file durable (file and folder fsynced) before deleting the other copy or handing the key out', async () => {
+    const dir = tempDir();
+    const dirName = path.basename(dir);
+    fileMasterKeyStore(dir).loadOrCreate();
+
+    // Migration: the sealed copy reaches the disk before the plain one goes.
+    let ops = recordDiskOps();
+    await openDesktopMasterKey({ dataDir: dir, safeStorage, platform: 'linux' });
+    const tmpSealed = ops.findIndex((op) => /^fsync master\.key\.safe\..*\.tmp$/.test(op));
+    const renamed = ops.indexOf(`rename ${SEALED}`);
+    const dirSynced = ops.indexOf(`fsync ${dirName}`, renamed);
+    const plainGone = ops.indexOf(`rm ${PLAIN}`);
+    expect(tmpSealed, ops.join(', ')).toBeGreaterThanOrEqual(0);
+    expect(tmpSealed).toBeLessThan(renamed);
+    expect(renamed).toBeLessThan(dirSynced);
+    expect(dirSynced).toBeLessThan(plainGone);
+    vi.restoreAllMocks();
+
+    // MERCHANT_CONSOLE_KEYCHAIN=off: the plain copy reaches the disk before the sealed one goes.
+    ops = recordDiskOps();
+    await openDesktopMasterKey({ dataDir: dir, safeStorage, platform: 'linux', keychain: 'off' });
+    const plainWritten = ops.indexOf(`rename ${PLAIN}`);
+    expect(ops.slice(0, plainWritten).some((op) => /^fsync master\.key\..*\.tmp$/.test(op)), ops.join(', ')).toBe(true);
+    expect(ops.indexOf(`fsync ${dirName}`, plainWritten)).toBeLessThan(ops.indexOf(`rm ${SEALED}`));
+    vi.restoreAllMocks();
+
+    // A new key: sealed and durable before the service can seal secrets with it.
+    const fresh = tempDir();
+    ops = recordDiskOps();
+    await openDesktopMasterKey({ dataDir: fresh, safeStorage, platform: 'linux' });
+    expect(ops.indexOf(`fsync ${path.basename(fresh)}`, ops.indexOf(`rename ${SEALED}`)), ops.join(', ')).toBeGreaterThan(0);
   });
 
   it('never replaces a sealed key the keychain cannot open', async () => {
