@@ -62,6 +62,17 @@ export class MasterKeySealedError extends Error {
   }
 }
 
+/** Makes a new or renamed entry in `dir` durable. Windows cannot open a folder for fsync (NTFS journals it itself). */
+export function syncFolder(dir: string): void {
+  if (process.platform === 'win32') return;
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** The plain 0600 key file in the data dir (headless `serve`, CLI, tests). */
 export function fileMasterKeyStore(dataDir: string): MasterKeyStore {
   const file = path.join(dataDir, MASTER_KEY_FILE);
@@ -77,14 +88,23 @@ export function fileMasterKeyStore(dataDir: string): MasterKeyStore {
       // A new key here would silently orphan every secret sealed under the desktop's key.
       if (fs.existsSync(path.join(dataDir, WRAPPED_MASTER_KEY_FILE))) throw new MasterKeySealedError(dataDir);
       const key = randomBytes(KEY_BYTES);
+      let fd: number;
       try {
         // 'wx': never overwrite a key another process just wrote.
-        fs.writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
-        return key;
+        fd = fs.openSync(file, 'wx', 0o600);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'EEXIST') return this.loadOrCreate();
         throw err;
       }
+      // On disk before anyone seals a secret with it: those commits are durable, so the key must be too.
+      try {
+        fs.writeFileSync(fd, key.toString('base64') + '\n');
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      syncFolder(dataDir);
+      return key;
     },
   };
 }

@@ -23,7 +23,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SafeStorage } from 'electron';
-import { fileMasterKeyStore, MASTER_KEY_FILE, WRAPPED_MASTER_KEY_FILE, type MasterKeyStore } from '../crypto/secret-box';
+import { fileMasterKeyStore, MASTER_KEY_FILE, syncFolder, WRAPPED_MASTER_KEY_FILE, type MasterKeyStore } from '../crypto/secret-box';
 
 const KEY_BYTES = 32;
 
@@ -83,17 +83,6 @@ function writeSecretFile(file: string, content: Buffer | string): void {
   }
   fs.renameSync(tmp, file);
   syncFolder(path.dirname(file));
-}
-
-/** Makes a rename in `dir` durable. Windows cannot open a folder for fsync (NTFS journals the rename itself). */
-function syncFolder(dir: string): void {
-  if (process.platform === 'win32') return;
-  const fd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /** Whether safeStorage really protects data here (Linux's basic_text backend does not). */

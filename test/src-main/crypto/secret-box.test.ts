@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createSecretBox, fileMasterKeyStore, MASTER_KEY_FILE } from '../../../src-main/crypto/secret-box';
 import { tempDir } from '../../support/temp-dir';
 
@@ -31,6 +31,30 @@ describe('secret box', () => {
     const file = path.join(dir, MASTER_KEY_FILE);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(fileMasterKeyStore(dir).loadOrCreate().equals(key)).toBe(true);
+  });
+
+  it('has a new master key file on disk (file and folder fsynced) before handing the key out', () => {
+    const dir = tempDir();
+    const opened = new Map<number, string>();
+    const synced: string[] = [];
+    const realOpen = fs.openSync;
+    const realFsync = fs.fsyncSync;
+    vi.spyOn(fs, 'openSync').mockImplementation(((p: fs.PathLike, ...rest: unknown[]) => {
+      const fd = (realOpen as (...a: unknown[]) => number)(p, ...rest);
+      opened.set(fd, String(p));
+      return fd;
+    }) as typeof fs.openSync);
+    vi.spyOn(fs, 'fsyncSync').mockImplementation((fd: number) => {
+      synced.push(opened.get(fd) ?? '?');
+      realFsync(fd);
+    });
+    try {
+      // The service commits secrets sealed with this key durably right after; the key must be as durable.
+      fileMasterKeyStore(dir).loadOrCreate();
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(synced).toEqual([path.join(dir, MASTER_KEY_FILE), dir]);
   });
 
   it('refuses a damaged key file rather than making a new key', () => {
