@@ -119,6 +119,14 @@ describe('GET regionData', () => {
     expect(head.status).toBe(200);
     expect(head.headers.etag).toMatch(/-gzip"$/);
     expect(head.body.length).toBe(0);
+    const gzipped = await rawGet(`${base}/regionData`, { 'accept-encoding': 'gzip' });
+    expect(head.headers['content-length']).toBe(String(gzipped.body.length));
+
+    // A conditional HEAD: 304, and a Content-Length only if it is the 200's (RFC 9110 §8.6), never 0.
+    const notModified = await rawGet(`${base}/regionData`, { 'accept-encoding': 'gzip', 'if-none-match': String(head.headers.etag) }, 'HEAD');
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.etag).toBe(head.headers.etag);
+    expect([undefined, String(gzipped.body.length)]).toContain(notModified.headers['content-length']);
   });
 
   it('takes no parameters', async () => {
