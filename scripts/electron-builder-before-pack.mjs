@@ -2,7 +2,8 @@
  * electron-builder `beforePack` hook: refuse to package an app that would
  * not start. The Electron build of better-sqlite3 for the target platform and
  * architecture must exist in .electron-native/ and fit the Electron being
- * packaged (`npm run package` makes the one for this machine first; see
+ * packaged and the better-sqlite3 whose JavaScript ships with it
+ * (`npm run package` makes the one for this machine first; see
  * scripts/electron-native.ts). Native modules cannot be cross-compiled, so
  * each OS is packaged on that OS.
  */
@@ -17,6 +18,8 @@ export function checkNativeBuild({ projectDir, platform, arch, hostPlatform = pr
     throw new Error(`cannot package for ${platform} on ${hostPlatform}: better-sqlite3 is a native module; package on ${platform}`);
   }
   const electronVersion = JSON.parse(fs.readFileSync(path.join(projectDir, 'node_modules', 'electron', 'package.json'), 'utf8')).version;
+  // The app ships better-sqlite3's JavaScript from node_modules next to this binary: both must be the same release.
+  const moduleVersion = JSON.parse(fs.readFileSync(path.join(projectDir, 'node_modules', 'better-sqlite3', 'package.json'), 'utf8')).version;
   const dir = path.join(projectDir, '.electron-native', `${platform}-${arch}`);
   const fix = `run \`npm run native:electron -- --arch ${arch}\` first`;
   if (!fs.existsSync(path.join(dir, 'better_sqlite3.node'))) {
@@ -32,6 +35,12 @@ export function checkNativeBuild({ projectDir, platform, arch, hostPlatform = pr
     throw new Error(
       `the Electron build of better-sqlite3 in ${dir} is for Electron ${stamp.electronVersion} on ${stamp.platform}-${stamp.arch}, ` +
         `not Electron ${electronVersion} on ${platform}-${arch}; ${fix}`,
+    );
+  }
+  if (stamp.moduleVersion !== moduleVersion) {
+    throw new Error(
+      `the Electron build of better-sqlite3 in ${dir} was compiled from better-sqlite3 ${stamp.moduleVersion}, ` +
+        `but ${moduleVersion} is installed; ${fix}`,
     );
   }
   return { dir, electronVersion };

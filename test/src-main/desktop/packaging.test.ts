@@ -23,6 +23,7 @@ const pkg = JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), '
   build: Record<string, unknown> & { files: unknown[]; asarUnpack: string[]; electronFuses: Record<string, boolean> };
 };
 const electronVersion = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'node_modules/electron/package.json'), 'utf8')) as { version: string }).version;
+const betterSqliteVersion = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'node_modules/better-sqlite3/package.json'), 'utf8')) as { version: string }).version;
 const ELECTRON_ABI = fs.readFileSync(path.join(projectRoot, 'node_modules/electron/abi_version'), 'utf8').trim();
 
 /** Lists an asar archive (header: two pickles, then a JSON tree) and reads files from it. */
@@ -82,6 +83,8 @@ describe('beforePack guard', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mc-beforepack-'));
     fs.mkdirSync(path.join(dir, 'node_modules/electron'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'node_modules/electron/package.json'), JSON.stringify({ version: '45.4.1' }));
+    fs.mkdirSync(path.join(dir, 'node_modules/better-sqlite3'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'node_modules/better-sqlite3/package.json'), JSON.stringify({ version: '12.11.1' }));
     const native = path.join(dir, '.electron-native/linux-x64');
     fs.mkdirSync(native, { recursive: true });
     if (withBinding) fs.writeFileSync(path.join(native, 'better_sqlite3.node'), 'x');
@@ -97,6 +100,10 @@ describe('beforePack guard', () => {
     expect(() => check(project(good, false))).toThrow(/no Electron build of better-sqlite3 for linux-x64.*npm run native:electron -- --arch x64/);
     expect(() => check(project(null))).toThrow(/no readable build\.json/);
     expect(() => check(project({ ...good, electronVersion: '44.0.0' }))).toThrow(/is for Electron 44\.0\.0 on linux-x64, not Electron 45\.4\.1/);
+    // better-sqlite3 upgraded since the build: its new JavaScript would ship with the old binary.
+    expect(() => check(project({ ...good, moduleVersion: '12.9.0' }))).toThrow(
+      /compiled from better-sqlite3 12\.9\.0, but 12\.11\.1 is installed.*npm run native:electron -- --arch x64/,
+    );
     expect(() => check(project(good), { arch: 'arm64' })).toThrow(/for linux-arm64/);
     expect(() => check(project(good), { platform: 'win32' })).toThrow(/cannot package for win32 on linux/);
   });
@@ -133,7 +140,7 @@ describe.runIf(process.platform === 'linux')('a packaged app (electron-builder -
     fs.copyFileSync(path.join(projectRoot, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'), path.join(native, 'better_sqlite3.node'));
     fs.writeFileSync(
       path.join(native, 'build.json'),
-      JSON.stringify({ moduleVersion: '12.11.1', electronVersion, abi: ELECTRON_ABI, platform: 'linux', arch: process.arch }),
+      JSON.stringify({ moduleVersion: betterSqliteVersion, electronVersion, abi: ELECTRON_ABI, platform: 'linux', arch: process.arch }),
     );
     fs.mkdirSync(path.join(proj, 'electron-dist'));
     fs.writeFileSync(path.join(proj, 'electron-dist/electron'), '#!/bin/sh\n', { mode: 0o755 });
