@@ -21,10 +21,15 @@ export interface RunningChild {
 }
 
 /** Spawns `node args…` and waits for a JSON line on stdout with a `listening` URL. */
-export async function startListeningChild(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<RunningChild> {
+export async function startListeningChild(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; uid?: number; gid?: number } = {},
+): Promise<RunningChild> {
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, args, {
     cwd: options.cwd,
+    uid: options.uid,
+    gid: options.gid,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

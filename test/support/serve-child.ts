@@ -12,19 +12,27 @@ afterEach(async () => {
   for (const c of running.splice(0)) await c.stop('SIGKILL');
 });
 
-export async function startServeChild(dataDir: string, { args = [] as string[], env = {} as NodeJS.ProcessEnv, timeoutMs = 30_000 } = {}): Promise<RunningChild> {
+export interface ServeChildOptions {
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+  /** Run as another user (the test process must be root). */
+  user?: { uid: number; gid: number };
+}
+
+export async function startServeChild(dataDir: string, { args = [], env = {}, timeoutMs = 30_000, user }: ServeChildOptions = {}): Promise<RunningChild> {
   const child = await startListeningChild(
     [BIN, 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate-limit-key', 'off', '--rate-limit-address', 'off', ...args],
-    { env: { MERCHANT_CONSOLE_LOG_LEVEL: 'warn', ...env }, timeoutMs },
+    { env: { MERCHANT_CONSOLE_LOG_LEVEL: 'warn', ...env }, timeoutMs, ...user },
   );
   running.push(child);
   return child;
 }
 
 /** Runs `serve` expecting it to fail before listening; resolves with its exit code and stderr. */
-export async function serveFailure(dataDir: string, args: string[] = []): Promise<{ code: number | null; stderr: string }> {
+export async function serveFailure(dataDir: string, args: string[] = [], user?: ServeChildOptions['user']): Promise<{ code: number | null; stderr: string }> {
   try {
-    const child = await startServeChild(dataDir, { args });
+    const child = await startServeChild(dataDir, { args, user });
     await child.stop('SIGKILL');
     throw new Error(`serve started on ${dataDir} although it should not have`);
   } catch (err) {

@@ -175,17 +175,25 @@ describe.skipIf(!canMount())('storage failures on a real file system (tmpfs; roo
   });
 });
 
-describe.skipIf(process.getuid?.() === 0 || process.platform === 'win32')('a data dir this user may not write (non-root)', () => {
+describe.skipIf(process.platform === 'win32')('a data dir this user may not write', () => {
   it('serve exits with a message naming the data dir', async () => {
-    const dataDir = path.join(tempDir(), 'data');
+    const parent = tempDir();
+    const dataDir = path.join(parent, 'data');
     prepareDataDir(dataDir);
-    fs.chmodSync(dataDir, 0o500);
+    const before = fs.readFileSync(path.join(dataDir, 'merchant-console.sqlite'));
+    // Root may write anywhere, so as root serve runs as `nobody` on a dir it can read but not write.
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) fs.chmodSync(parent, 0o755);
+    fs.chmodSync(dataDir, asRoot ? 0o755 : 0o500);
     try {
-      const failure = await serveFailure(dataDir);
+      const failure = await serveFailure(dataDir, [], asRoot ? { uid: 65534, gid: 65534 } : undefined);
       expect(failure.code).not.toBe(0);
       expect(errorOf(failure.stderr)).toMatch(/^the data dir is not writable by this user/);
+      expect(errorOf(failure.stderr)).toContain(dataDir);
+      expect(failure.stderr).not.toMatch(/\n\s+at /);
     } finally {
       fs.chmodSync(dataDir, 0o700);
     }
+    expect(fs.readFileSync(path.join(dataDir, 'merchant-console.sqlite')).equals(before)).toBe(true);
   });
 });
