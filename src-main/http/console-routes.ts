@@ -197,7 +197,9 @@ export function registerConsoleRoutes(app: FastifyInstance, service: MerchantCon
     });
 
     // ---------------------------------------------------------------- login / logout
-    scope.get(CONSOLE_LOGIN_PATH, async (request, reply) => {
+    // GET only: Fastify would answer HEAD with this handler too, and a HEAD (a link checker, a
+    // preview fetcher, curl -I) would spend the single-use token and open a session nobody holds.
+    scope.get(CONSOLE_LOGIN_PATH, { exposeHeadRoute: false }, async (request, reply) => {
       const token = (request.query as Record<string, unknown>).token;
       if (typeof token !== 'string' || token === '') {
         try {

@@ -104,6 +104,19 @@ describe('console login and sessions over HTTP', () => {
     expect([bare.status, bare.headers.location]).toEqual([303, './']);
   });
 
+  it('spends a login token on GET only: a HEAD (link checker, preview fetcher, curl -I) neither uses it nor opens a session', async () => {
+    const s = await site();
+    const token = s.service.services.consoleAuth.issueLoginToken().credential;
+    const head = await rawRequest(s.listener.url, 'HEAD', `/console/login?token=${encodeURIComponent(token)}`, { headers: { host: s.host } });
+    expect(head.status).toBe(401);
+    expect(head.headers['set-cookie']).toBeUndefined();
+    expect(s.service.services.consoleAuth.counts()).toEqual({ tokens: 1, sessions: 0 });
+
+    const { res, cookie } = await login(s, token);
+    expect(res.status).toBe(200);
+    expect(cookie).toMatch(new RegExp(`^${sessionCookieName(s.port)}=`));
+  });
+
   it('serves the contract: validation errors name the field with HTTP 400, writes persist, lossless numbers', async () => {
     const s = await site();
     const m = seedMerchant(s.service);
