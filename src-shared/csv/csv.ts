@@ -1,8 +1,8 @@
 /**
  * CSV for spreadsheets (RFC 4180 quoting, CRLF line ends, UTF-8 BOM so Excel
  * reads Chinese text correctly) with formula-injection neutralised: a cell
- * that a spreadsheet could run as a formula (it starts with = + - @, tab or
- * carriage return) gets a leading apostrophe, unless the whole cell is a
+ * that a spreadsheet could run as a formula (it starts with = + - @, tab,
+ * carriage return or line feed) gets a leading apostrophe, unless the whole cell is a
  * plain decimal number such as -0.05 (a number is never a formula, and an
  * apostrophe would turn it into text). Pure functions; browser-safe.
  */
@@ -10,7 +10,7 @@
 export const CSV_BOM = '\uFEFF';
 export const CSV_EOL = '\r\n';
 
-const FORMULA_START = /^[=+\-@\t\r]/;
+const FORMULA_START = /^[=+\-@\t\r\n]/;
 const PLAIN_NUMBER = /^-?[0-9]+(\.[0-9]+)?$/;
 const NEEDS_QUOTES = /[",\r\n]|^\s|\s$/;
 

@@ -20,6 +20,7 @@ describe('csvCell', () => {
     ['@cmd', "'@cmd"],
     ['\t=1', "'\t=1"],
     ['\r=1', `"'\r=1"`],
+    ['\n=1', `"'\n=1"`],
     ['=HYPERLINK("http://x","y")', `"'=HYPERLINK(""http://x"",""y"")"`],
     // a plain decimal number is a number, never a formula
     ['-0.05', '-0.05'],
