@@ -22,7 +22,7 @@ import { openService, type MerchantConsoleService } from '../service';
 import { acquireDataDirLock, APP_DIR_NAME, DATA_DIR_ENV, DataDirLockedError, type DataDirLock } from '../store/data-dir';
 import { handleAppProtocol, registerAppScheme } from './app-protocol';
 import { registerConsoleIpc } from './console-ipc';
-import { APP_ENTRY_URL, contentSecurityPolicy, originOf, trustedOrigins } from './content-security';
+import { APP_ENTRY_URL, contentSecurityPolicy, isTrustedUrl, originOf, trustedOrigins } from './content-security';
 import { createListenerControl, type ListenerControl } from './listener-control';
 import { bindingMismatch, chooseNativeBinding, parseStamp } from './native-binding';
 import { KEYCHAIN_ENV, openDesktopMasterKey } from './safe-storage-key-store';
@@ -103,8 +103,12 @@ function lockDataDir(dataDir: string, nativeBinding: string | undefined): DataDi
 export function runDesktop(options: DesktopOptions) {
   const env = options.env ?? process.env;
   const log = options.log ?? consoleLog;
-  const devServerUrl = !app.isPackaged ? env.ELECTRON_RENDERER_URL || undefined : undefined;
-  const origins = trustedOrigins(devServerUrl);
+  // The Vite dev server (npm run dev), only from a checkout and only on this machine: the window never loads
+  // anything else, so a stray ELECTRON_RENDERER_URL cannot put a foreign page (with the preload) in it.
+  const requestedDevUrl = !app.isPackaged ? env.ELECTRON_RENDERER_URL || undefined : undefined;
+  const origins = trustedOrigins(requestedDevUrl);
+  const devServerUrl = requestedDevUrl && isTrustedUrl(requestedDevUrl, origins) ? requestedDevUrl : undefined;
+  if (requestedDevUrl && !devServerUrl) log.warn(`ignored ELECTRON_RENDERER_URL ${requestedDevUrl.slice(0, 80)}: not a dev server on this machine`);
   const policy: ConsoleWindowPolicy = {
     trustedOrigins: origins,
     openExternal: (url) => {

@@ -33,7 +33,16 @@ type BackgroundStarter = NonNullable<Parameters<typeof runDesktop>[0]['startBack
 type CheckpointerStarter = NonNullable<Parameters<typeof runDesktop>[0]['startCheckpointer']>;
 
 function start(
-  opts: { dataDir?: string; port?: number; enabled?: boolean; ready?: boolean; storedSettings?: boolean; background?: BackgroundStarter; checkpointer?: CheckpointerStarter } = {},
+  opts: {
+    dataDir?: string;
+    port?: number;
+    enabled?: boolean;
+    ready?: boolean;
+    storedSettings?: boolean;
+    background?: BackgroundStarter;
+    checkpointer?: CheckpointerStarter;
+    env?: NodeJS.ProcessEnv;
+  } = {},
 ) {
   const dataDir = opts.dataDir ?? tempDir('mc-desktop-');
   const rendererDir = tempDir('mc-renderer-');
@@ -42,7 +51,7 @@ function start(
   const desktop = runDesktop({
     preloadPath: '/app/out/preload/index.cjs',
     rendererDir,
-    env: { MERCHANT_CONSOLE_DATA_DIR: dataDir },
+    env: { ...opts.env, MERCHANT_CONSOLE_DATA_DIR: dataDir },
     log,
     handleSignals: false,
     ...(opts.background ? { startBackgroundWork: opts.background } : {}),
@@ -144,6 +153,26 @@ describe('desktop app lifecycle (electron mocked, real service)', () => {
     expect(fake.shell.openExternal).toHaveBeenCalledWith('https://pay.example.com/');
     win.emit('ready-to-show');
     expect(win.show).toHaveBeenCalled();
+  });
+
+  it('loads the dev server only from a checkout and only on this machine; any other ELECTRON_RENDERER_URL gets the app:// console', async () => {
+    const dev = start({ env: { ELECTRON_RENDERER_URL: 'http://localhost:5173/' } });
+    await dev.desktop.ready;
+    expect((dev.desktop.window() as unknown as FakeBrowserWindow).loadURL).toHaveBeenCalledWith('http://localhost:5173/');
+    expect(fake.session.headersReceived?.filter).toEqual({ urls: ['http://localhost:5173/*'] });
+    await dev.desktop.stop();
+
+    for (const url of ['https://console.example.com/', 'http://192.168.1.20:5173/', 'file:///tmp/index.html']) {
+      resetFakeElectron();
+      const other = start({ env: { ELECTRON_RENDERER_URL: url } });
+      await other.desktop.ready;
+      const win = other.desktop.window() as unknown as FakeBrowserWindow;
+      expect(win.loadURL, url).toHaveBeenCalledWith('app://console/index.html');
+      expect(win.loadURL, url).toHaveBeenCalledTimes(1);
+      expect(fake.session.headersReceived, url).toBeNull();
+      expect(other.log.lines.some((l) => l.startsWith('warn') && l.includes('ELECTRON_RENDERER_URL')), url).toBe(true);
+      await other.desktop.stop();
+    }
   });
 
   it('quit drains the listener (an in-flight request is answered), stops background work and checkpoints, then closes the database and releases the lock', async () => {
