@@ -50,11 +50,15 @@ export interface DesktopMasterKeyOptions {
 export const KEYCHAIN_ENV = 'MERCHANT_CONSOLE_KEYCHAIN';
 
 export class SealedKeyUnavailableError extends Error {
-  constructor(file: string, reason: string) {
+  /** `keychain`: the keychain is not available now; `file`: it is, but cannot decrypt what the file holds. */
+  constructor(file: string, reason: string, cause: 'keychain' | 'file' = 'keychain') {
     super(
-      `the master key in ${file} is sealed with the OS keychain, which cannot open it now (${reason}). ` +
-        'Unlock or start the keychain (on Linux: the desktop keyring / secret service) and start merchant-console again. ' +
-        'The key is not replaced: a new one would make every stored secret unreadable.',
+      (cause === 'keychain'
+        ? `the master key in ${file} is sealed with the OS keychain, which cannot open it now (${reason}). ` +
+          'Unlock or start the keychain (on Linux: the desktop keyring / secret service) and start merchant-console again. '
+        : `the master key in ${file} is sealed with the OS keychain, which cannot open it now (${reason}): the keychain ` +
+          'works, so the file is damaged or was sealed by another user or machine. Restore it (or the whole data dir) ' +
+          'from a backup of this user on this machine. ') + 'The key is not replaced: a new one would make every stored secret unreadable.',
     );
     this.name = 'SealedKeyUnavailableError';
   }
@@ -111,7 +115,7 @@ async function unseal(safeStorage: SafeStorageApi, file: string): Promise<{ key:
   try {
     result = await safeStorage.decryptStringAsync(sealed);
   } catch (err) {
-    throw new SealedKeyUnavailableError(file, (err as Error).message);
+    throw new SealedKeyUnavailableError(file, (err as Error).message, 'file');
   }
   return { key: keyFromBase64(result.result, file), shouldReEncrypt: result.shouldReEncrypt };
 }

@@ -164,9 +164,13 @@ describe('desktop master key sealed with safeStorage', () => {
 
     safeStorage.available = false;
     await expect(openDesktopMasterKey({ dataDir: dir, safeStorage, platform: 'linux' })).rejects.toThrow(SealedKeyUnavailableError);
+    await expect(openDesktopMasterKey({ dataDir: dir, safeStorage, platform: 'linux' })).rejects.toThrow(/Unlock or start the keychain/);
     safeStorage.available = true;
     fs.writeFileSync(path.join(dir, SEALED), 'garbage from another machine');
-    await expect(openDesktopMasterKey({ dataDir: dir, safeStorage, platform: 'linux' })).rejects.toThrow(/cannot open it now/);
+    // The keychain works: telling the user to unlock it would send them the wrong way.
+    const damaged = openDesktopMasterKey({ dataDir: dir, safeStorage, platform: 'linux' });
+    await expect(damaged).rejects.toThrow(/cannot open it now .*the file is damaged or was sealed by another user or machine\. Restore it/);
+    await expect(damaged).rejects.not.toThrow(/Unlock/);
     fs.writeFileSync(path.join(dir, SEALED), sealedBytes);
     expect(exists(dir, PLAIN)).toBe(false);
   });
