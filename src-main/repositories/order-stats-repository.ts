@@ -1,8 +1,9 @@
 import type { Database } from 'better-sqlite3';
+import { BEIJING_UTC_OFFSET_SECONDS } from '../../src-shared/beijing-time';
 import type { OrderStatus, OrderType } from '../../src-shared/constants';
 
 /** Seconds east of UTC of the day boundaries the console reports in (Beijing). */
-export const REPORT_UTC_OFFSET_SECONDS = 8 * 3600;
+export const REPORT_UTC_OFFSET_SECONDS = BEIJING_UTC_OFFSET_SECONDS;
 
 export interface DayBucketRow {
   /** Days since 1970-01-01 in Beijing time. */

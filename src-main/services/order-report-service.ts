@@ -3,6 +3,7 @@
  * the order detail with its fee breakdown, the chunked CSV export and the
  * dashboard figures. Reads only; the rules of orders stay in order-service.
  */
+import { beijingDateOfDayIndex, beijingDayIndex, beijingDayIndexStart, beijingDayStart, BEIJING_UTC_OFFSET_TEXT } from '../../src-shared/beijing-time';
 import { AppError, ErrorCode } from '../../src-shared/errors';
 import { categoryText, ORDER_STATUSES, ORDER_TYPE, ORDER_TYPES, type ChannelCategory } from '../../src-shared/constants';
 import { formatFen } from '../../src-shared/money';
@@ -22,7 +23,7 @@ import type {
 import { DASHBOARD_DAYS } from '../../src-shared/schemas/console';
 import type { ChannelRow } from '../repositories/channel-repository';
 import { orderNoPlanFor, type OrderListFilter, type OrderRow } from '../repositories/order-repository';
-import { REPORT_UTC_OFFSET_SECONDS, type DayBucketRow } from '../repositories/order-stats-repository';
+import type { DayBucketRow } from '../repositories/order-stats-repository';
 import { effectiveFees, payMethodsOf, toPayChannelView } from './channel-service';
 import type { ServiceContext } from './context';
 import type { CallbackService } from './callback-service';
@@ -64,19 +65,6 @@ export function feeBreakdownOf(row: OrderRow): FeeBreakdown {
     merchant_actual_amount: row.merchant_actual_amount,
     formula: 'merchant_actual_amount = cny_amount + service_amount + passage_amount + deposit_amount',
   };
-}
-
-/** Midnight (Beijing) of the day `t` falls in, as Unix seconds. */
-export function reportDayStart(t: number): number {
-  return Math.floor((t + REPORT_UTC_OFFSET_SECONDS) / 86400) * 86400 - REPORT_UTC_OFFSET_SECONDS;
-}
-
-function dayIndex(t: number): number {
-  return Math.floor((t + REPORT_UTC_OFFSET_SECONDS) / 86400);
-}
-
-function dateOfDayIndex(day: number): string {
-  return new Date(day * 86400 * 1000).toISOString().slice(0, 10);
 }
 
 /** Every type × status with zeros, then the buckets summed in. */
@@ -272,9 +260,9 @@ export function createOrderReportService(ctx: ServiceContext, deps: OrderReportD
      */
     async dashboard(merchantId: number): Promise<DashboardStatsView> {
       const now = clock.now();
-      const todayStart = reportDayStart(now);
+      const todayStart = beijingDayStart(now);
       const from = todayStart - (DASHBOARD_DAYS - 1) * 86400;
-      const today = dayIndex(now);
+      const today = beijingDayIndex(now);
       const firstDay = today - (DASHBOARD_DAYS - 1);
       const buckets: DayBucketRow[] = [];
       for (let d = firstDay; d <= today; d++) {
@@ -285,8 +273,8 @@ export function createOrderReportService(ctx: ServiceContext, deps: OrderReportD
       const daily: DailyVolumePoint[] = [];
       for (let d = firstDay; d <= today; d++) {
         daily.push({
-          date: dateOfDayIndex(d),
-          day_start: d * 86400 - REPORT_UTC_OFFSET_SECONDS,
+          date: beijingDateOfDayIndex(d),
+          day_start: beijingDayIndexStart(d),
           buy_count: 0,
           buy_amount: 0,
           sell_count: 0,
@@ -305,7 +293,7 @@ export function createOrderReportService(ctx: ServiceContext, deps: OrderReportD
       }
       return {
         generated_at: now,
-        time_zone: '+08:00',
+        time_zone: BEIJING_UTC_OFFSET_TEXT,
         today: periodStatsOf(
           buckets.filter((b) => b.day === today),
           todayStart,

@@ -1,4 +1,5 @@
 import { randomFillSync, randomInt } from 'node:crypto';
+import { formatBeijingCompact } from '../../src-shared/beijing-time';
 import { AppError, ErrorCode } from '../../src-shared/errors';
 import { ORDER_TYPE } from '../../src-shared/constants';
 import { computeBuyFees, computeSellFees } from '../../src-shared/fees';
@@ -39,12 +40,9 @@ export interface AlphaRegionCheck {
   check(provId: string, areaId: string): { ok: true; province: string; city: string } | { ok: false; message: string };
 }
 
-const BEIJING_OFFSET_MS = 8 * 3600 * 1000;
-
 /** `B` or `S`, Beijing wall-clock time to the second, 10 random digits. */
 export function newOrderNo(orderType: 1 | 2, nowSeconds: number): string {
-  const t = new Date(nowSeconds * 1000 + BEIJING_OFFSET_MS).toISOString(); // 2026-11-21T10:30:00.000Z
-  const stamp = t.slice(0, 19).replace(/[-T:]/g, '');
+  const stamp = formatBeijingCompact(nowSeconds); // 20261121103000
   const random = String(randomInt(0, 100_000)).padStart(5, '0') + String(randomInt(0, 100_000)).padStart(5, '0');
   return (orderType === ORDER_TYPE.BUY ? 'B' : 'S') + stamp + random;
 }

@@ -1,7 +1,9 @@
 /**
  * Display formatting. Amounts stay exact: integer fen are formatted by
- * src-shared/money (no floats), then digits are grouped as text.
+ * src-shared/money (no floats), then digits are grouped as text. Times are
+ * Beijing time, converted only by src-shared/beijing-time.
  */
+import { formatBeijingTime } from '../../src-shared/beijing-time';
 import { formatFen } from '../../src-shared/money';
 
 /** "1234567.50" → "1,234,567.50" (text in, text out). */
@@ -17,34 +19,13 @@ export function fenToYuan(fen: number): string {
   return groupYuan(formatFen(fen));
 }
 
-function pad(n: number): string {
-  return String(n).padStart(2, '0');
-}
-
-/** Unix seconds → "2026-01-31 14:05:09" in the viewer's time zone. */
+/**
+ * Unix seconds → "2026-01-31 14:05:09", Beijing time (UTC+8) whatever the
+ * viewer's zone, like the CSV export and the dashboard; "—" when absent.
+ */
 export function formatUnixTime(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined) return '—';
-  const d = new Date(seconds * 1000);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
-}
-
-/** Epoch milliseconds of a local calendar day → that day as YYYY-MM-DD. */
-export function formatLocalDate(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
-}
-
-/**
- * A date-range picker value ([start-of-first-day, start-of-last-day] in local
- * ms) → inclusive Unix-second bounds covering both whole days.
- */
-export function dayRangeToUnix(range: readonly [number, number]): { start_time: number; end_time: number } {
-  const start = new Date(range[0]);
-  start.setHours(0, 0, 0, 0);
-  const end = new Date(range[1]);
-  end.setHours(0, 0, 0, 0);
-  end.setDate(end.getDate() + 1);
-  return { start_time: Math.floor(start.getTime() / 1000), end_time: Math.floor(end.getTime() / 1000) - 1 };
+  return formatBeijingTime(seconds);
 }
 
 /** A decimal-fraction rate ("0.006") as a percentage text ("0.6%") without floats. */

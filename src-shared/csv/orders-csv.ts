@@ -4,16 +4,10 @@
  * rows in chunks (exportOrders) and formats each chunk with this function,
  * header and BOM on the first chunk only.
  */
+import { formatBeijingTime } from '../beijing-time';
 import { formatFen } from '../money';
 import type { OrderExportRow } from '../schemas/console';
 import { formatCsv, type CsvColumn, type CsvOptions } from './csv';
-
-const BEIJING_OFFSET_SECONDS = 8 * 3600;
-
-/** 1767225600 → `2026-01-01 08:00:00` (UTC+8). */
-export function formatBeijingTime(unixSeconds: number): string {
-  return new Date((unixSeconds + BEIJING_OFFSET_SECONDS) * 1000).toISOString().slice(0, 19).replace('T', ' ');
-}
 
 export interface OrdersCsvOptions extends CsvOptions {
   /** Text of an order type / status (localised by the UI); the raw value when absent. */

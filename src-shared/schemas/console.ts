@@ -5,6 +5,7 @@
  * (`cny_amount`, `merchant_amount`, channel limits) are yuan with two decimals.
  */
 import { z } from 'zod';
+import { BEIJING_UTC_OFFSET_TEXT } from '../beijing-time';
 import { categoryField, orderStatusField, orderTypeField, payMethodField, positiveId, unixSeconds } from './fields';
 import { customerPaymentMethod, orderView, paymentMethodSnapshot, payChannelView } from './merchant-api';
 import { feeSettingsView } from './operator';
@@ -223,7 +224,7 @@ export const DASHBOARD_DAYS = 30;
 export const dashboardStatsView = z.object({
   generated_at: z.int(),
   /** Days are Beijing calendar days (UTC+8), as order numbers are. */
-  time_zone: z.literal('+08:00'),
+  time_zone: z.literal(BEIJING_UTC_OFFSET_TEXT),
   today: periodStats,
   last_30_days: periodStats,
   /** Oldest first, DASHBOARD_DAYS points, today last. */

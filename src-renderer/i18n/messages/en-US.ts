@@ -63,6 +63,8 @@ export const enUS: MessageSchema = {
     loadFailed: 'Could not load: {msg}',
     listSeparator: ', ',
     unknown: 'Unknown',
+    beijingTime: 'Beijing time (UTC+8)',
+    timesInBeijing: 'All times are Beijing time (UTC+8)',
   },
   enums: {
     orderStatus: { pending: 'Pending', paid: 'Paid', confirmed: 'Confirmed', completed: 'Completed', cancelled: 'Cancelled' },
@@ -139,6 +141,7 @@ export const enUS: MessageSchema = {
       orderNoPlaceholder: 'Order number or its start, Enter to search',
       startDate: 'From',
       endDate: 'To',
+      dateRangeHint: 'Whole days in Beijing time (UTC+8), as on the dashboard and in the export',
     },
     export: 'Export CSV',
     exporting: 'Exporting {done}/{total}',

@@ -65,6 +65,8 @@ export const zhCN = {
     loadFailed: '加载失败：{msg}',
     listSeparator: '、',
     unknown: '未知',
+    beijingTime: '北京时间（UTC+8）',
+    timesInBeijing: '所有时间均为北京时间（UTC+8）',
   },
   enums: {
     orderStatus: { pending: '待处理', paid: '已支付', confirmed: '已确认', completed: '已完成', cancelled: '已取消' },
@@ -141,6 +143,7 @@ export const zhCN = {
       orderNoPlaceholder: '订单号或其开头，回车查询',
       startDate: '开始日期',
       endDate: '结束日期',
+      dateRangeHint: '按北京时间（UTC+8）的自然日筛选，与概览和导出一致',
     },
     export: '导出 CSV',
     exporting: '正在导出 {done}/{total}',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { basisPointsAsPercent, dayRangeToUnix, fenToYuan, groupYuan, rateAsPercent } from '../../../src-renderer/utils/format';
+import { basisPointsAsPercent, fenToYuan, formatUnixTime, groupYuan, rateAsPercent } from '../../../src-renderer/utils/format';
+import { useViewerTimeZone, VIEWER_TIME_ZONES } from '../../support/time-zone';
 
 describe('display formatting', () => {
   it.each([
@@ -34,12 +35,19 @@ describe('display formatting', () => {
     [125, '1.25%'],
     [10000, '100%'],
   ])('%i basis points are %s', (bp, out) => expect(basisPointsAsPercent(bp)).toBe(out));
+});
 
-  it('turns a picked day range into inclusive Unix bounds of whole local days', () => {
-    const first = new Date(2026, 0, 5, 15, 30).getTime();
-    const last = new Date(2026, 0, 7, 0, 0).getTime();
-    const { start_time, end_time } = dayRangeToUnix([first, last]);
-    expect(new Date(start_time * 1000)).toEqual(new Date(2026, 0, 5, 0, 0, 0));
-    expect(new Date(end_time * 1000)).toEqual(new Date(2026, 0, 7, 23, 59, 59));
-  });
+describe.each(VIEWER_TIME_ZONES)('display times for a viewer in %s', (zone) => {
+  useViewerTimeZone(zone);
+
+  // Beijing time (UTC+8) everywhere, as in the CSV export and on the dashboard.
+  it.each([
+    [1767196799, '2025-12-31 23:59:59'],
+    [1767196800, '2026-01-01 00:00:00'],
+    [1767225600, '2026-01-01 08:00:00'],
+    [1767283199, '2026-01-01 23:59:59'],
+    [1772953200, '2026-03-08 15:00:00'],
+  ])('shows %i as %s', (t, text) => expect(formatUnixTime(t)).toBe(text));
+
+  it.each([null, undefined])('shows %s as a dash', (t) => expect(formatUnixTime(t)).toBe('—'));
 });

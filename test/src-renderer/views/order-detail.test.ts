@@ -5,6 +5,7 @@ import type { ConsoleResponse } from '../../../src-shared/console-api/contract';
 import { fakeBridge, type FakeHandlers } from '../support/fake-bridge';
 import { MERCHANT } from '../support/fixtures';
 import { mountPage, settle, unmountAll } from '../support/mount-page';
+import { useViewerTimeZone } from '../../support/time-zone';
 
 type Detail = ConsoleResponse<'getOrder'>;
 const NO = 'B2026112111300012345678';
@@ -125,5 +126,28 @@ describe('order detail drawer', () => {
   it('hides operator actions outside operator mode', async () => {
     await open({ getOrder: () => detail({ status: 'pending' }) }, false);
     expect(drawer().querySelector('[data-test="sandbox-actions"]')).toBeNull();
+  });
+});
+
+// 1767225600 is 2026-01-01 08:00:00 in Beijing: 19:00 the day before in New York, 14:00 the same day at UTC+14.
+describe.each(['America/New_York', 'Pacific/Kiritimati'])('order detail drawer for a viewer in %s', (zone) => {
+  useViewerTimeZone(zone);
+
+  it('shows every time in Beijing time and says so', async () => {
+    await open({ getOrder: () => detail({ status: 'pending' }) });
+    const text = drawer().textContent!;
+    expect(drawer().querySelector('[data-test="detail-time-zone"]')!.textContent).toBe('All times are Beijing time (UTC+8)');
+    // createtime, updatetime, pay before (pending only).
+    for (const time of ['2026-01-01 08:00:00', '2026-01-01 08:01:00', '2026-01-01 08:30:00']) expect(text).toContain(time);
+    const timeline = [...drawer().querySelectorAll('[data-test="order-timeline"] .n-timeline-item-content__meta')].map((e) => e.textContent);
+    expect(timeline).toEqual(['2026-01-01 08:00:00', '2026-01-01 08:01:00']);
+    const callbacks = drawer().querySelector<HTMLElement>('[data-test="order-callbacks"]')!;
+    expect(callbacks.textContent).toContain('2026-01-01 08:01:00');
+    expect(callbacks.textContent).toContain('Next attempt: 2026-01-01 08:01:40');
+    callbacks.querySelector<HTMLElement>('.n-collapse-item__header-main')!.click();
+    await settle();
+    const attempts = [...callbacks.querySelectorAll('tbody tr td:first-child')].map((td) => td.textContent!.trim());
+    expect(attempts).toEqual(['#1 2026-01-01 08:01:01', '#2 2026-01-01 08:01:06']);
+    expect(text).not.toMatch(/2025-12-31|14:00:00|19:00:00/);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CSV_BOM, csvCell, csvLine, formatCsv, neutraliseFormula } from '../../../src-shared/csv/csv';
-import { formatBeijingTime, formatOrdersCsv } from '../../../src-shared/csv/orders-csv';
+import { formatOrdersCsv } from '../../../src-shared/csv/orders-csv';
 import type { OrderExportRow } from '../../../src-shared/schemas/console';
 
 describe('csvCell', () => {
@@ -112,13 +112,5 @@ describe('formatOrdersCsv', () => {
   it('uses the localised type and status texts when given', () => {
     const text = formatOrdersCsv([base], { header: false, typeText: (t) => (t === 1 ? '买入' : '卖出'), statusText: (s) => `S:${s}` });
     expect(text.split(',').slice(1, 3)).toEqual(['卖出', 'S:pending']);
-  });
-
-  it.each([
-    [0, '1970-01-01 08:00:00'],
-    [1767196799, '2025-12-31 23:59:59'],
-    [1767196800, '2026-01-01 00:00:00'],
-  ])('formatBeijingTime(%i) = %s', (t, text) => {
-    expect(formatBeijingTime(t)).toBe(text);
   });
 });

@@ -1,12 +1,15 @@
 /** The orders page's filter form model and its translation into the list/export request. */
 import type { OrderStatus, OrderType } from '../../../../src-shared/constants';
-import { dayRangeToUnix } from '../../../utils/format';
+import { beijingDateRangeToUnix } from '../../../../src-shared/beijing-time';
 
 export interface OrderFilters {
   status: OrderStatus | null;
   order_type: OrderType | null;
-  /** Local-midnight ms of the first and last day (NDatePicker daterange). */
-  range: [number, number] | null;
+  /**
+   * First and last day as YYYY-MM-DD (NDatePicker daterange's formatted value):
+   * Beijing calendar days, so the viewer's own zone plays no part.
+   */
+  range: [string, string] | null;
   order_no: string;
 }
 
@@ -26,7 +29,7 @@ export function toFilterRequest(f: OrderFilters): OrderFilterRequest {
   const out: OrderFilterRequest = {};
   if (f.status) out.status = f.status;
   if (f.order_type) out.order_type = f.order_type;
-  if (f.range) Object.assign(out, dayRangeToUnix(f.range));
+  if (f.range) Object.assign(out, beijingDateRangeToUnix(f.range));
   const no = f.order_no.trim();
   if (no) out.order_no = no;
   return out;
