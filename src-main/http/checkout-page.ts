@@ -9,6 +9,7 @@ import QRCode from 'qrcode';
 import { formatFen } from '../../src-shared/money';
 import { payMethodText } from '../../src-shared/constants';
 import type { OrderStatus } from '../../src-shared/constants';
+import { formatBeijingTime } from '../../src-shared/beijing-time';
 
 const STYLE = `
 body{font:16px/1.5 system-ui,-apple-system,"PingFang SC","Microsoft YaHei",sans-serif;background:#f4f5f7;color:#1f2329;margin:0}
@@ -98,7 +99,7 @@ export async function renderCheckoutPage(v: CheckoutView): Promise<string> {
   <form method="post" action="${escapeHtml(v.token)}/fail"><input type="hidden" name="action" value="fail"><button type="submit" class="fail">Fail</button></form>
 </div>`
       : `<div class="state ${STATE_TEXT[v.state].cls}">${STATE_TEXT[v.state].text}</div>`;
-  const expires = v.state === 'payable' && v.expiresAt ? `<dt>Pay before</dt><dd>${new Date(v.expiresAt * 1000).toISOString().replace('.000Z', 'Z')}</dd>` : '';
+  const expires = v.state === 'payable' && v.expiresAt ? `<dt>Pay before</dt><dd>${formatBeijingTime(v.expiresAt)} (UTC+8)</dd>` : '';
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -84,6 +84,9 @@ describe('sandbox checkout page', () => {
     expect(html).toContain('¥100.50');
     expect(html).toContain('Alipay');
     expect(html).toContain(order.order_no);
+    // The deadline in Beijing time, like the rest of the product (the payer is in mainland China).
+    const expiresAt = service.ctx.repos.orders.findByNo(order.order_no)!.expires_at!;
+    expect(html).toContain(`<dt>Pay before</dt><dd>${new Date((expiresAt + 8 * 3600) * 1000).toISOString().slice(0, 19).replace('T', ' ')} (UTC+8)</dd>`);
     expect(html).toMatch(/<img src="data:image\/svg\+xml;base64,[A-Za-z0-9+/=]+" alt="QR code/);
     // The QR code encodes the page's own URL.
     const svg = Buffer.from(/data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(html)![1]!, 'base64').toString('utf8');
