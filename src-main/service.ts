@@ -75,7 +75,8 @@ export function openService(options: ServiceOptions) {
   const orderReports = createOrderReportService(ctx, { ledger, lifecycle, callbacks });
   // Every status change after creation queues a merchant callback, in the change's own transaction.
   lifecycle.onTransition((order) => callbacks.enqueue(order, 'transition'));
-  const orderAdmin = createOrderAdminService(ctx, { ledger, lifecycle, callbacks });
+  const idempotency = createIdempotencyService(ctx);
+  const orderAdmin = createOrderAdminService(ctx, { ledger, lifecycle, callbacks, idempotency });
   const requestAuth = createRequestAuthService(ctx, merchants);
   const settings = createSettingsService(ctx);
   const consoleAuth = createConsoleAuthService(ctx);
@@ -107,7 +108,7 @@ export function openService(options: ServiceOptions) {
       channelNotify,
       sandbox,
       callbacks,
-      idempotency: createIdempotencyService(ctx),
+      idempotency,
     },
     drivers,
     /** Scheduled work (expiry, payouts, settlement): `work.runDue()`; timers in background/background-work.ts. */

@@ -144,7 +144,10 @@ export function createConsoleHandlers(service: MerchantConsoleService, runtime: 
       await write(() => sandbox.simulate(req.order_no, req.action, req.reason ?? `sandbox: ${req.action} (console)`));
       return orderReports.detail(req.merchant_id, req.order_no);
     },
-    adjustBalance: (req) => write(() => orderAdmin.adjust(req)),
+    adjustBalance: (req) => {
+      const { idempotency_key, ...input } = req;
+      return write(() => orderAdmin.adjust(input, idempotency_key));
+    },
     cancelOrder: async (req) => {
       const order = orders.requireForMerchant(merchantId(req.merchant_id), req.order_no);
       await write(() => lifecycle.cancelByOperator(order, req.reason));

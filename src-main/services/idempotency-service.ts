@@ -39,6 +39,17 @@ export function consoleIdempotencyKey(key: string): string {
 }
 
 /**
+ * The stored key of a console adjustBalance's `idempotency_key`: a namespace
+ * of its own, so an adjustment's key never meets an order's. Like the
+ * createOrder prefix it holds a non-ASCII character (no HTTP key can reach
+ * it), and it differs from `console·` at the first character, so no key text
+ * on either console method can make the two stored keys equal.
+ */
+export function adjustmentIdempotencyKey(key: string): string {
+  return `adjustment\u00b7${key}`;
+}
+
+/**
  * SHA-256 of the request's parameters in the signing canonical form (sorted,
  * values as sent, numbers as their JSON text) without timestamp, nonce and
  * signature: equal for a retry of the same request, different as soon as

@@ -10,17 +10,20 @@ import type { OrderRow } from '../repositories/order-repository';
 import type { ServiceContext } from './context';
 import type { CallbackService } from './callback-service';
 import type { LedgerService } from './ledger-service';
+import { adjustmentIdempotencyKey, requestFingerprint, type IdempotencyService } from './idempotency-service';
 import type { OrderLifecycleService } from './order-lifecycle-service';
 import { payUrlOf } from './order-service';
+import { writeTransaction } from '../store/transaction';
 
 export interface OrderAdminDeps {
   ledger: LedgerService;
   lifecycle: OrderLifecycleService;
   callbacks: CallbackService;
+  idempotency: IdempotencyService;
 }
 
 export function createOrderAdminService(ctx: ServiceContext, deps: OrderAdminDeps) {
-  const { repos } = ctx;
+  const { repos, db } = ctx;
 
   function requireOrder(orderNo: string): OrderRow {
     const row = repos.orders.findByNo(orderNo);
@@ -80,13 +83,39 @@ export function createOrderAdminService(ctx: ServiceContext, deps: OrderAdminDep
       return deps.ledger.balances(merchantId);
     },
 
-    /** Operator adjustment of a merchant's available balance, in yuan, with a reason. */
-    adjust(input: BalanceAdjustInput): BalanceAdjustView {
+    /**
+     * Operator adjustment of a merchant's available balance, in yuan, with a reason.
+     * With `idempotencyKey` (the console form's key, docs/console.md): a retry with the same key,
+     * amount and reason answers the first adjustment and books nothing; the same key with another
+     * amount or reason is refused (4003). The key is checked and kept in the adjustment's transaction.
+     */
+    adjust(input: BalanceAdjustInput, idempotencyKey?: string): BalanceAdjustView {
       const parsed = parseSignedYuan(input.amount);
       if (!parsed.ok) throw new AppError(ErrorCode.VALIDATION, `amount: ${parsed.rule}`);
       requireMerchant(input.merchant_id);
-      const r = deps.ledger.adjust(input.merchant_id, parsed.fen, input.reason);
-      return { merchant_id: input.merchant_id, transaction_id: r.transaction_id, amount: parsed.fen, reason: input.reason, balances: r.balances };
+      const book = (): BalanceAdjustView => {
+        const r = deps.ledger.adjust(input.merchant_id, parsed.fen, input.reason);
+        return { merchant_id: input.merchant_id, transaction_id: r.transaction_id, amount: parsed.fen, reason: input.reason, balances: r.balances };
+      };
+      if (idempotencyKey === undefined) return book();
+      const key = adjustmentIdempotencyKey(idempotencyKey);
+      // The adjustment as booked: "+100" and "100.00" are the same amount; the reason as kept.
+      const fingerprint = requestFingerprint({ amount: String(parsed.fen), reason: input.reason.trim() }, {});
+      return writeTransaction(db, () => {
+        let stored: string | undefined;
+        try {
+          stored = deps.idempotency.replayFor(input.merchant_id, key, fingerprint);
+        } catch (err) {
+          if (err instanceof AppError && err.code === ErrorCode.IDEMPOTENCY_MISMATCH) {
+            throw new AppError(ErrorCode.IDEMPOTENCY_MISMATCH, 'idempotency_key: already used with a different adjustment (amount or reason)');
+          }
+          throw err;
+        }
+        if (stored !== undefined) return JSON.parse(stored) as BalanceAdjustView;
+        const view = book();
+        deps.idempotency.remember(input.merchant_id, key, fingerprint, JSON.stringify(view), null);
+        return view;
+      });
     },
 
     /** Cancels a pending order (or a confirmed sell) by operator decision. */

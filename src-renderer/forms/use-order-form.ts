@@ -15,6 +15,7 @@ import { useT } from '../i18n';
 import { requireMerchantId, useMerchantStore } from '../stores/merchant-store';
 import { checkAmount, normaliseAmount, type AmountContext } from './amount-rules';
 import { problem, toFormRules, type FormChecks } from './field-check';
+import { newIdempotencyKey } from './idempotency-key';
 
 export type OrderChannel = ConsoleResponse<'listPayChannels'>['list'][number];
 
@@ -26,19 +27,6 @@ export interface OrderChannelModel {
 
 export const ORDER_CHANNEL_FIELDS = ['paychannel_id', 'paychannel_paymethod', 'cny_amount'] as const;
 export type OrderChannelField = (typeof ORDER_CHANNEL_FIELDS)[number];
-
-/**
- * The createOrder `idempotency_key` of one order being filled in
- * (docs/console.md): random, kept across retries of that order, so a retry
- * after an answer that never arrived gets the order the service already
- * made instead of a second one (for a sell, a second debit).
- * getRandomValues, not randomUUID: a console opened over plain http on a LAN
- * address is not a secure context.
- */
-export function newIdempotencyKey(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return `form-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
-}
 
 function fenOf(yuan: string): number | undefined {
   const parsed = parseYuan(yuan);
@@ -96,6 +84,7 @@ export function useOrderForm(model: OrderChannelModel, amountContext: (channel: 
   // The amount is checked while typing, so a limit (or, for a sell, the balance) shows before submitting.
   const rules: FormRules = toFormRules(checks, () => model, t, { cny_amount: ['input', 'blur'] }, ORDER_CHANNEL_FIELDS);
 
+  // One key per order being filled in (forms/idempotency-key.ts).
   let idempotencyKey = newIdempotencyKey();
 
   /**

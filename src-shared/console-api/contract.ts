@@ -74,12 +74,15 @@ export const serviceInfoView = z.object({
 
 const orderNoParam = z.string().trim().min(1).max(64);
 
+/** A console write's optional `idempotency_key` (createOrder, adjustBalance): one per form submission. */
+const idempotencyKeyField = z
+  .string()
+  .regex(/^[\x21-\x7e]([\x20-\x7e]{0,253}[\x21-\x7e])?$/, { error: 'must be 1-255 printable ASCII characters, without leading or trailing spaces' })
+  .optional();
+
 const consoleCreateExtras = {
   ...merchantScoped,
-  idempotency_key: z
-    .string()
-    .regex(/^[\x21-\x7e]([\x20-\x7e]{0,253}[\x21-\x7e])?$/, { error: 'must be 1-255 printable ASCII characters, without leading or trailing spaces' })
-    .optional(),
+  idempotency_key: idempotencyKeyField,
 };
 
 export const consoleApiContract = {
@@ -192,8 +195,12 @@ export const consoleApiContract = {
   listPaymentMethods: entry('operator', z.strictObject({ ...merchantScoped }), z.array(paymentMethodView)),
   addPaymentMethod: entry('operator', paymentMethodAddInput, paymentMethodView),
   setPaymentMethodEnabled: entry('operator', z.strictObject({ id: positiveId, enabled: z.boolean() }), paymentMethodView),
-  /** A ledger transaction on the merchant's available balance: signed yuan ("-50.00"), reason kept. */
-  adjustBalance: entry('operator', balanceAdjustInput, balanceAdjustView),
+  /**
+   * A ledger transaction on the merchant's available balance: signed yuan ("-50.00"), reason kept.
+   * With `idempotency_key` (the UI makes one per adjustment being filled in), a retry with the same
+   * key, amount and reason answers the first adjustment and books nothing; other fields → 409 (4003).
+   */
+  adjustBalance: entry('operator', balanceAdjustInput.extend({ idempotency_key: idempotencyKeyField }), balanceAdjustView),
   /** Operator cancel of a pending order or a confirmed sell (reserved funds released); answers the detail. */
   cancelOrder: entry('operator', z.strictObject({ ...merchantScoped, order_no: orderNoParam, reason: z.string().trim().min(1).max(256) }), orderDetailView),
   /** Stored listener settings, what the running listener uses, data dir, version. */

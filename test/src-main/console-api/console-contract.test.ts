@@ -565,6 +565,64 @@ describe('console contract: operator calls', () => {
     expect(rowCount(c.service, 'ledger_transactions')).toBe(txs);
   });
 
+  it('adjustBalance with idempotency_key: a retry answers the first adjustment and books nothing; other fields are refused', async () => {
+    const req = { merchant_id: c.m.id, amount: '+250.00', reason: 'top-up by bank transfer', idempotency_key: 'form-adj-1' };
+    const txsBefore = rowCount(c.service, 'ledger_transactions');
+    const entriesBefore = rowCount(c.service, 'ledger_entries');
+    const first = await ok(c, 'adjustBalance', req);
+    expect(first).toMatchObject({ amount: 25_000, balances: { available: 100_025_000 } });
+    expect(rowCount(c.service, 'ledger_transactions')).toBe(txsBefore + 1);
+    const entriesAfterFirst = rowCount(c.service, 'ledger_entries');
+    const keysAfterFirst = rowCount(c.service, 'idempotency_keys');
+
+    // The answer was lost and the operator retries (the same amount written another way is the same adjustment).
+    c.clock.advance(30);
+    expect(await ok(c, 'adjustBalance', req)).toEqual(first);
+    expect(await ok(c, 'adjustBalance', { ...req, amount: '250' })).toEqual(first);
+    expect(rowCount(c.service, 'ledger_transactions')).toBe(txsBefore + 1);
+    expect(rowCount(c.service, 'ledger_entries')).toBe(entriesAfterFirst);
+    expect(c.service.services.ledger.balances(c.m.id).available).toBe(100_025_000);
+
+    const msg = 'idempotency_key: already used with a different adjustment (amount or reason)';
+    await fails(c, 'adjustBalance', { ...req, amount: '+250.01' }, 4003, msg);
+    await fails(c, 'adjustBalance', { ...req, amount: '-250.00' }, 4003, msg);
+    await fails(c, 'adjustBalance', { ...req, reason: 'another reason' }, 4003, msg);
+    await fails(c, 'adjustBalance', { ...req, idempotency_key: ' padded' }, 1001, /^idempotency_key: must be 1-255 printable ASCII/);
+    await fails(c, 'adjustBalance', { ...req, idempotency_key: 'x'.repeat(256) }, 1001, /^idempotency_key: must be 1-255 printable ASCII/);
+    await fails(c, 'adjustBalance', { ...req, idempotency_key: '' }, 1001, /^idempotency_key: must be 1-255 printable ASCII/);
+    expect(rowCount(c.service, 'ledger_transactions')).toBe(txsBefore + 1);
+    expect(rowCount(c.service, 'ledger_entries')).toBe(entriesAfterFirst);
+    expect(rowCount(c.service, 'idempotency_keys')).toBe(keysAfterFirst);
+
+    // A refused first attempt keeps no key: the same key works once the adjustment is possible.
+    await fails(c, 'adjustBalance', { ...req, amount: '-5000000', idempotency_key: 'form-adj-2' }, 4002, /balance/);
+    expect(rowCount(c.service, 'idempotency_keys')).toBe(keysAfterFirst);
+    const second = await ok(c, 'adjustBalance', { ...req, amount: '-5', idempotency_key: 'form-adj-2' });
+    expect(second.transaction_id).not.toBe(first.transaction_id);
+    expect(second.balances.available).toBe(100_024_500);
+    expect(rowCount(c.service, 'ledger_transactions')).toBe(txsBefore + 2);
+  });
+
+  it('adjustBalance keys live apart from createOrder keys and HTTP Idempotency-Key values of the merchant', async () => {
+    const key = 'shared-key-1';
+    const order = await buy(c, '12.30', { idempotency_key: key });
+    const adjusted = await ok(c, 'adjustBalance', { merchant_id: c.m.id, amount: '1', reason: 'r', idempotency_key: key });
+    expect(adjusted.amount).toBe(100);
+    // Each method replays its own first answer under the same text.
+    expect(await buy(c, '12.30', { idempotency_key: key })).toEqual(order);
+    expect(await ok(c, 'adjustBalance', { merchant_id: c.m.id, amount: '1', reason: 'r', idempotency_key: key })).toEqual(adjusted);
+    const { idempotency } = c.service.services;
+    // No HTTP key (printable ASCII) reaches the adjustment's stored key, whatever its text.
+    expect(idempotency.replayFor(c.m.id, key, 'whatever')).toBeUndefined();
+    expect(idempotency.replayFor(c.m.id, `adjustment:${key}`, 'whatever')).toBeUndefined();
+    expect(idempotency.replayFor(c.m.id, `adjustment.${key}`, 'whatever')).toBeUndefined();
+    // Another merchant's adjustment with the same key is its own.
+    const other = seedMerchant(c.service, 'Other Merchant');
+    const elsewhere = await ok(c, 'adjustBalance', { merchant_id: other.id, amount: '1', reason: 'r', idempotency_key: key });
+    expect(elsewhere.merchant_id).toBe(other.id);
+    expect(elsewhere.transaction_id).not.toBe(adjusted.transaction_id);
+  });
+
   it('settings: listener settings are stored for the next start; bad values are refused', async () => {
     const initial = await ok(c, 'getSettings', {});
     expect(initial).toEqual({

@@ -1,0 +1,93 @@
+/**
+ * The operator's balance adjustment form: every adjustment carries an
+ * idempotency_key, the same one across retries of that adjustment (an
+ * answer lost on the way must not book it twice), a new one once booked.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { flushPromises } from '@vue/test-utils';
+import BalanceAdjust from '../../../../src-renderer/views/settings/modules/balance-adjust.vue';
+import { consoleApiContract, type ConsoleRequest } from '../../../../src-shared/console-api/contract';
+import { fakeBridge, ServiceError } from '../../support/fake-bridge';
+import { MERCHANT } from '../../support/fixtures';
+import { mountPage, settle, unmountAll } from '../../support/mount-page';
+
+afterEach(unmountAll);
+
+const BALANCES = { available: 100_000, frozen: 0, deposit: 0 };
+
+/** The form lives in a modal (teleported to the body), so it is driven through the document. */
+async function type(dataTest: string, text: string): Promise<void> {
+  const input = document.querySelector<HTMLInputElement>(`[data-test="${dataTest}"] input`);
+  if (!input) throw new Error(`no input under [data-test="${dataTest}"]`);
+  input.value = text;
+  input.dispatchEvent(new Event('input'));
+  input.dispatchEvent(new Event('blur'));
+  await flushPromises();
+}
+
+async function submit(): Promise<void> {
+  const form = document.querySelector('.n-modal form');
+  if (!form) throw new Error('no adjustment form');
+  form.dispatchEvent(new Event('submit', { cancelable: true }));
+  await settle();
+}
+
+describe('balance adjustment form', () => {
+  it('sends one idempotency_key per adjustment: kept across a failed attempt, renewed after success', async () => {
+    let attempt = 0;
+    const fake = fakeBridge({
+      getBalances: () => BALANCES,
+      adjustBalance: (req) => {
+        attempt++;
+        // The first answer never arrives (the service may well have booked it).
+        if (attempt === 1) throw new Error('socket hang up');
+        if (attempt === 2) return new ServiceError(502, 'bad gateway');
+        return { merchant_id: req.merchant_id, transaction_id: 40 + attempt, amount: 10_050, reason: req.reason, balances: { ...BALANCES, available: 110_050 } };
+      },
+    });
+    await mountPage(BalanceAdjust, { bridge: fake.bridge, props: { merchant: { ...MERCHANT } } });
+    await type('adjust-amount', '100.5');
+    await type('adjust-reason', 'top-up by bank transfer');
+
+    await submit();
+    expect(document.body.textContent).toContain('socket hang up');
+    await submit();
+    expect(document.body.textContent).toContain('bad gateway');
+    await submit();
+    expect(document.body.textContent).toContain('Balance adjusted');
+
+    // The next adjustment is another one.
+    await type('adjust-amount', '-20');
+    await type('adjust-reason', 'fee correction');
+    await submit();
+
+    const calls = fake.callsOf('adjustBalance');
+    expect(calls).toHaveLength(4);
+    const first = calls[0]!;
+    expect(first).toEqual({ merchant_id: MERCHANT.id, amount: '100.50', reason: 'top-up by bank transfer', idempotency_key: expect.stringMatching(/^form-[0-9a-f]{32}$/) });
+    expect(calls[1]).toEqual(first);
+    expect(calls[2]).toEqual(first);
+    const next = calls[3] as ConsoleRequest<'adjustBalance'>;
+    expect(next).toMatchObject({ amount: '-20.00', reason: 'fee correction' });
+    expect(next.idempotency_key).toMatch(/^form-[0-9a-f]{32}$/);
+    expect(next.idempotency_key).not.toBe(first.idempotency_key);
+    for (const call of calls) expect(consoleApiContract.adjustBalance.request.safeParse(call).success).toBe(true);
+  });
+
+  it('a form opened again is another adjustment with its own key', async () => {
+    const fake = fakeBridge({
+      getBalances: () => BALANCES,
+      adjustBalance: () => new ServiceError(502, 'bad gateway'),
+    });
+    for (let i = 0; i < 2; i++) {
+      await mountPage(BalanceAdjust, { bridge: fake.bridge, props: { merchant: { ...MERCHANT } } });
+      await type('adjust-amount', '5');
+      await type('adjust-reason', 'same text');
+      await submit();
+      unmountAll();
+    }
+    const keys = fake.callsOf('adjustBalance').map((c) => c.idempotency_key);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).not.toBe(keys[1]);
+  });
+});
