@@ -17,7 +17,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ErrorCode, httpStatusOf, SUCCESS_CODE, type ErrorCode as ErrorCodeType } from '../../src-shared/errors';
-import { CONSOLE_HTTP_PREFIX } from '../../src-shared/console-api/methods';
+import { CONSOLE_HTTP_PREFIX, CONSOLE_LOGOUT_PATH } from '../../src-shared/console-api/methods';
 import { dispatchConsoleCall, type ConsoleHandlers } from '../console-api/console-handlers';
 import type { MerchantConsoleService } from '../service';
 import { CONSOLE_SESSION_MAX_AGE } from '../services/console-auth-service';
@@ -26,7 +26,8 @@ import { pages } from './console-pages';
 
 export const CONSOLE_PATH = '/console/';
 export const CONSOLE_LOGIN_PATH = '/console/login';
-export const CONSOLE_LOGOUT_PATH = '/console/logout';
+// The renderer's sign-out posts to it, so the path lives in src-shared.
+export { CONSOLE_LOGOUT_PATH };
 /** Env override of where the built console is. */
 export const CONSOLE_DIR_ENV = 'MERCHANT_CONSOLE_UI_DIR';
 

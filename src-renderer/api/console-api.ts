@@ -6,7 +6,7 @@
  */
 import { inject, ref, type InjectionKey, type Ref } from 'vue';
 import type { ConsoleApi } from '../../src-shared/console-api/contract';
-import { createConsoleApi, createHttpConsoleBridge, type ConsoleBridge } from '../../src-shared/console-api/client';
+import { createConsoleApi, createHttpConsoleBridge, signOutOfHttpConsole, type ConsoleBridge } from '../../src-shared/console-api/client';
 import { desktopConsoleBridge } from '../../src-shared/console-api/desktop-bridge';
 import { CONSOLE_METHODS, type ConsoleMethod } from '../../src-shared/console-api/methods';
 import { ErrorCode } from '../../src-shared/errors';
@@ -17,6 +17,19 @@ export interface ConsoleApiHandle {
   desktop: boolean;
   /** Set once any call answers "console session missing/expired" (browser only). */
   sessionExpired: Ref<boolean>;
+  /**
+   * Browser only: ends the console session (POST /console/logout) and sets `signedOut`; null in the
+   * desktop window, which has no session to end.
+   */
+  signOut: (() => Promise<void>) | null;
+  /** Set once signOut succeeded. */
+  signedOut: Ref<boolean>;
+}
+
+/** The browser transport's options; tests give a fetch of their own. */
+export interface HttpTransportOptions {
+  baseUrl?: string;
+  fetchImpl?: typeof fetch;
 }
 
 export const CONSOLE_API_KEY: InjectionKey<ConsoleApiHandle> = Symbol('console-api');
@@ -35,13 +48,25 @@ function watchSession(bridge: ConsoleBridge, onExpired: () => void): ConsoleBrid
   return watched as unknown as ConsoleBridge;
 }
 
-export function createConsoleApiHandle(bridge: ConsoleBridge | undefined = desktopConsoleBridge()): ConsoleApiHandle {
+/** `bridge` given (the desktop preload's, or a test's): that transport; none: the same-origin HTTP one. */
+export function createConsoleApiHandle(bridge: ConsoleBridge | undefined = desktopConsoleBridge(), http: HttpTransportOptions = {}): ConsoleApiHandle {
   const sessionExpired = ref(false);
-  const transport = bridge ?? createHttpConsoleBridge();
+  const signedOut = ref(false);
+  const baseUrl = http.baseUrl ?? '';
+  const fetchImpl: typeof fetch = http.fetchImpl ?? ((...args) => fetch(...args));
+  const transport = bridge ?? createHttpConsoleBridge(baseUrl, fetchImpl);
   return {
     api: createConsoleApi(watchSession(transport, () => (sessionExpired.value = true))),
     desktop: bridge !== undefined,
     sessionExpired,
+    signOut:
+      bridge !== undefined
+        ? null
+        : async () => {
+            await signOutOfHttpConsole(baseUrl, fetchImpl);
+            signedOut.value = true;
+          },
+    signedOut,
   };
 }
 

@@ -25,12 +25,22 @@ export const useServiceStore = defineStore('service', () => {
     }
   }
 
+  /** Browser only (see canSignOut): ends the session; the shell then shows the signed-out screen. Throws when it did not. */
+  async function signOut(): Promise<void> {
+    if (!handle.signOut) throw new Error('no console session to end in the desktop window');
+    await handle.signOut();
+  }
+
   return {
     info,
     error,
     loading,
     desktop: handle.desktop,
     sessionExpired: computed(() => handle.sessionExpired.value),
+    /** A browser session exists to end (not in the desktop window). */
+    canSignOut: handle.signOut !== null,
+    signedOut: computed(() => handle.signedOut.value),
     load,
+    signOut,
   };
 });

@@ -7,7 +7,7 @@
 import type { Envelope } from '../errors';
 import { SUCCESS_CODE } from '../errors';
 import type { ConsoleApi, ConsoleRequest, ConsoleResponse } from './contract';
-import { CONSOLE_HTTP_PREFIX, CONSOLE_METHODS, type ConsoleMethod } from './methods';
+import { CONSOLE_HTTP_PREFIX, CONSOLE_LOGOUT_PATH, CONSOLE_METHODS, type ConsoleMethod } from './methods';
 
 /** What a transport provides: per method, request in, envelope out. */
 export type ConsoleBridge = {
@@ -51,19 +51,39 @@ export function createConsoleApi(bridge: ConsoleBridge): ConsoleApi {
   return api as ConsoleApi;
 }
 
+/**
+ * A console POST as the listener accepts it (src-main/http/console-routes.ts): same-origin with the
+ * session cookie, a JSON body (the browser adds the Origin the CSRF check compares).
+ */
+async function postJson(fetchImpl: typeof fetch, url: string, body: unknown): Promise<Envelope<unknown>> {
+  const res = await fetchImpl(url, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body ?? {}),
+  });
+  return (await res.json()) as Envelope<unknown>;
+}
+
 /** The browser transport: POST /console-api/<method> with the session cookie. */
 export function createHttpConsoleBridge(baseUrl = '', fetchImpl: typeof fetch = (...args) => fetch(...args)): ConsoleBridge {
   const bridge = {} as Record<ConsoleMethod, (request: unknown) => Promise<Envelope<unknown>>>;
   for (const method of CONSOLE_METHODS) {
-    bridge[method] = async (request) => {
-      const res = await fetchImpl(`${baseUrl}${CONSOLE_HTTP_PREFIX}${method}`, {
-        method: 'POST',
-        credentials: 'same-origin',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(request ?? {}),
-      });
-      return (await res.json()) as Envelope<unknown>;
-    };
+    bridge[method] = (request) => postJson(fetchImpl, `${baseUrl}${CONSOLE_HTTP_PREFIX}${method}`, request);
   }
   return bridge as ConsoleBridge;
+}
+
+/**
+ * Browser console sign-out: POST /console/logout ends the session and clears its cookie.
+ * Throws ConsoleApiError (the service's code and message, or TRANSPORT_ERROR_CODE) when it did not.
+ */
+export async function signOutOfHttpConsole(baseUrl = '', fetchImpl: typeof fetch = (...args) => fetch(...args)): Promise<void> {
+  let envelope: Envelope<unknown>;
+  try {
+    envelope = await postJson(fetchImpl, `${baseUrl}${CONSOLE_LOGOUT_PATH}`, {});
+  } catch (err) {
+    throw new ConsoleApiError(TRANSPORT_ERROR_CODE, err instanceof Error ? err.message : String(err));
+  }
+  if (envelope.code !== SUCCESS_CODE) throw new ConsoleApiError(envelope.code, envelope.msg);
 }

@@ -53,3 +53,6 @@ export const CONSOLE_BRIDGE_GLOBAL = 'consoleApi';
 
 /** HTTP path of a method on the listener (browser transport). */
 export const CONSOLE_HTTP_PREFIX = '/console-api/';
+
+/** Browser transport only: ends the console session (POST, same-origin JSON like every console-API call). */
+export const CONSOLE_LOGOUT_PATH = '/console/logout';

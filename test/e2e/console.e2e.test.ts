@@ -2,8 +2,8 @@
  * The console in headless Chromium against a real `serve --demo`: token
  * login, a buy order created in the form and paid on its checkout page
  * (paid, then completed, in the list; the balance moves on the dashboard),
- * an alpha sell order with a province and city picked, and a CSV export
- * checked row by row. Every page is screenshotted into test-results/.
+ * an alpha sell order with a province and city picked, a CSV export
+ * checked row by row, and signing out (and back in with a new login URL). Every page is screenshotted into test-results/.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -251,6 +251,26 @@ describe('browser console against serve --demo', () => {
     await page.locator('.n-tabs-tab', { hasText: '关于' }).click();
     await expect.poll(() => page.locator('[data-test="about-version"]').innerText()).toMatch(/\d+\.\d+\.\d+/);
     await shot('settings-about');
+  });
+
+  it('signs out: the session ends on the service, the signed-out screen shows, and a new login URL gets back in', async () => {
+    await go('/dashboard');
+    await page.locator('[data-test="sign-out"]').click();
+    await page.locator('.n-dialog').getByRole('button', { name: '退出登录' }).click();
+    await page.locator('[data-test="signed-out"]').waitFor();
+    expect(await page.locator('[data-test="signed-out"]').innerText()).toContain('已退出登录');
+    await shot('signed-out');
+    // The session is gone on the service, not only hidden: a console-API call from the page is refused.
+    const status = await page.evaluate(async () => {
+      const res = await fetch('/console-api/getServiceInfo', { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: '{}' });
+      return res.status;
+    });
+    expect(status).toBe(401);
+
+    const { login_url } = serve.cli(['console-token', 'new']) as { login_url: string };
+    await page.goto(login_url);
+    await page.waitForURL((url) => url.pathname === '/console/');
+    await page.locator('[data-test="dashboard"]').waitFor();
   });
 
   it('keeps browsing regions from the cache when the service is stopped', async () => {

@@ -28,6 +28,16 @@ export const enUS: MessageSchema = {
       body: 'The console session has expired or was revoked. Run {command} on the machine running the service and open the new login URL.',
       retry: 'Retry',
     },
+    signOut: {
+      action: 'Sign out',
+      confirmTitle: 'Sign out of the console?',
+      confirmBody: 'The console session of this browser ends at once. To come back you need a new login URL: run {command} on the machine running the service.',
+      confirm: 'Sign out',
+    },
+    signedOut: {
+      title: 'Signed out',
+      body: 'The console session of this browser has ended. To use the console again, run {command} on the machine running the service and open the new login URL.',
+    },
     unreachable: 'Cannot reach the service: {msg}',
     listenerError: 'The embedded listener is not running: {msg}. The console keeps working; change the port under Settings → Listener.',
     startupRetry: 'Reconnect',

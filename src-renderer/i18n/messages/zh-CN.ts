@@ -30,6 +30,16 @@ export const zhCN = {
       body: '控制台登录会话已过期或已被撤销。请在服务所在机器上运行 {command} 获取新的登录地址并打开。',
       retry: '重试',
     },
+    signOut: {
+      action: '退出登录',
+      confirmTitle: '退出控制台登录？',
+      confirmBody: '本浏览器的控制台会话将立即结束。之后再次进入，需要在服务所在机器上运行 {command} 获取新的登录地址。',
+      confirm: '退出登录',
+    },
+    signedOut: {
+      title: '已退出登录',
+      body: '本浏览器的控制台会话已结束。如需再次使用，请在服务所在机器上运行 {command}，并打开新的登录地址。',
+    },
     unreachable: '无法连接服务：{msg}',
     listenerError: '嵌入式监听服务未运行：{msg}。控制台仍可使用；可在“设置 → 监听服务”中修改端口。',
     startupRetry: '重新连接',

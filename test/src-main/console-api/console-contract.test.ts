@@ -573,6 +573,7 @@ describe('console contract: operator calls', () => {
     expect(first).toMatchObject({ amount: 25_000, balances: { available: 100_025_000 } });
     expect(rowCount(c.service, 'ledger_transactions')).toBe(txsBefore + 1);
     const entriesAfterFirst = rowCount(c.service, 'ledger_entries');
+    expect(entriesAfterFirst).toBe(entriesBefore + 2);
     const keysAfterFirst = rowCount(c.service, 'idempotency_keys');
 
     // The answer was lost and the operator retries (the same amount written another way is the same adjustment).

@@ -9,14 +9,17 @@ import { flushPromises, mount, type VueWrapper } from '@vue/test-utils';
 import { createPinia } from 'pinia';
 import { createMemoryHistory, createRouter } from 'vue-router';
 import { NDialogProvider, NMessageProvider } from 'naive-ui';
-import { CONSOLE_API_KEY, createConsoleApiHandle } from '../../../src-renderer/api/console-api';
+import { CONSOLE_API_KEY, createConsoleApiHandle, type ConsoleApiHandle } from '../../../src-renderer/api/console-api';
 import { createAppI18n, type AppLocale } from '../../../src-renderer/i18n';
 import { routes } from '../../../src-renderer/router';
 import { useMerchantStore } from '../../../src-renderer/stores/merchant-store';
 import type { ConsoleBridge } from '../../../src-shared/console-api/client';
 
 export interface MountOptions {
-  bridge: ConsoleBridge;
+  /** The transport (the handle then acts as the desktop window's), unless `handle` is given. */
+  bridge?: ConsoleBridge;
+  /** A whole handle, e.g. the browser one over a fake fetch. */
+  handle?: ConsoleApiHandle;
   locale?: AppLocale;
   merchantId?: number;
   props?: Record<string, unknown>;
@@ -28,6 +31,11 @@ const mounted: VueWrapper[] = [];
 export function unmountAll(): void {
   for (const wrapper of mounted.splice(0)) wrapper.unmount();
   document.body.innerHTML = '';
+}
+
+function requireBridge(bridge: ConsoleBridge | undefined): ConsoleBridge {
+  if (!bridge) throw new Error('mountPage: give a bridge or a handle');
+  return bridge;
 }
 
 export async function mountPage(component: Component, options: MountOptions): Promise<VueWrapper> {
@@ -47,7 +55,7 @@ export async function mountPage(component: Component, options: MountOptions): Pr
     attachTo: document.body,
     global: {
       plugins: [pinia, createAppI18n(options.locale ?? 'en-US'), router],
-      provide: { [CONSOLE_API_KEY as symbol]: createConsoleApiHandle(options.bridge) },
+      provide: { [CONSOLE_API_KEY as symbol]: options.handle ?? createConsoleApiHandle(requireBridge(options.bridge)) },
     },
   });
   mounted.push(wrapper);
