@@ -21,6 +21,7 @@ export default defineConfig({
           name: 'renderer',
           include: ['test/src-renderer/**/*.test.ts'],
           environment: 'happy-dom',
+          setupFiles: ['test/src-renderer/support/vue-warnings.ts'],
           testTimeout: 20_000,
         },
       },
