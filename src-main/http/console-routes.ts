@@ -124,14 +124,16 @@ export function hostAllowed(hostHeader: string | undefined, check: HostCheck): b
 
 /**
  * CSRF guard for console POSTs, on top of the SameSite=Strict cookie: the
- * browser's Origin must be this very host, a fetch metadata header (when
- * sent) must say same-origin, and the body must be JSON (which a cross-site
- * form or a "simple" request cannot send).
+ * browser's Origin must be this very host — or the public URL's origin, for a
+ * reverse proxy that passes its own Host upstream —, a fetch metadata header
+ * (when sent) must say same-origin, and the body must be JSON (which a
+ * cross-site form or a "simple" request cannot send).
  */
-export function checkSameOriginPost(request: FastifyRequest): void {
+export function checkSameOriginPost(request: FastifyRequest, publicOrigin?: string): void {
   const host = request.headers.host;
-  const origin = request.headers.origin;
-  if (!origin || !host || (origin.toLowerCase() !== `http://${host.toLowerCase()}` && origin.toLowerCase() !== `https://${host.toLowerCase()}`)) {
+  const origin = request.headers.origin?.toLowerCase();
+  const sameHost = !!host && (origin === `http://${host.toLowerCase()}` || origin === `https://${host.toLowerCase()}`);
+  if (!origin || (!sameHost && origin !== publicOrigin)) {
     throw new AppError(ErrorCode.FOREIGN_ORIGIN, 'Origin: console calls must come from the console page itself (same origin)');
   }
   const site = request.headers['sec-fetch-site'];
@@ -141,6 +143,15 @@ export function checkSameOriginPost(request: FastifyRequest): void {
   const type = request.headers['content-type'];
   if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
     throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Content-Type: must be application/json');
+  }
+}
+
+function originOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).origin.toLowerCase();
+  } catch {
+    return undefined;
   }
 }
 
@@ -163,6 +174,7 @@ function sendPage(reply: FastifyReply, status: number, html: string): FastifyRep
 export function registerConsoleRoutes(app: FastifyInstance, service: MerchantConsoleService, options: ConsoleRoutesOptions): void {
   const { consoleAuth } = service.services;
   const secureCookie = options.publicUrl?.startsWith('https:') === true;
+  const publicOrigin = originOf(options.publicUrl);
   const hostCheck = (request: FastifyRequest) =>
     hostAllowed(request.headers.host, { bindHost: options.bindHost, localPort: localPortOf(request), publicUrl: options.publicUrl });
   const sessionOf = (request: FastifyRequest) => request.cookies[sessionCookieName(localPortOf(request))];
@@ -184,7 +196,7 @@ export function registerConsoleRoutes(app: FastifyInstance, service: MerchantCon
     // ---------------------------------------------------------------- the API
     scope.register(async (api) => {
       api.addHook('onRequest', async (request) => {
-        checkSameOriginPost(request);
+        checkSameOriginPost(request, publicOrigin);
         consoleAuth.verifySession(sessionOf(request));
       });
       api.post(`${CONSOLE_HTTP_PREFIX}:method`, async (request, reply) => {
@@ -230,7 +242,7 @@ export function registerConsoleRoutes(app: FastifyInstance, service: MerchantCon
     });
 
     scope.post(CONSOLE_LOGOUT_PATH, async (request, reply) => {
-      checkSameOriginPost(request);
+      checkSameOriginPost(request, publicOrigin);
       consoleAuth.endSession(sessionOf(request));
       reply.clearCookie(sessionCookieName(localPortOf(request)), { path: '/', httpOnly: true, sameSite: 'strict', secure: secureCookie });
       return reply.send(successEnvelope(null, 'signed out'));

@@ -2,7 +2,7 @@
  * The embedded HTTP listener (Fastify): bound to 127.0.0.1 by default, JSON
  * bodies only, 64 KiB limit, lossless JSON parsing, one error mapping.
  */
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { BODY_LIMIT_BYTES, DEFAULT_BASE_PATH, DEFAULT_HOST, DEFAULT_PORT } from '../../src-shared/constants';
 import { AppError, ErrorCode } from '../../src-shared/errors';
 import { JsonSyntaxError, parseJsonLossless } from '../../src-shared/json/lossless-json';
@@ -42,10 +42,29 @@ export function normaliseBasePath(basePath: string): string {
   return trimmed;
 }
 
+/**
+ * `--public-url`: where browsers and payers reach this listener (a reverse
+ * proxy). pay_url and the console login URL start with it, so it must be an
+ * absolute http(s) URL without credentials, query or fragment.
+ */
+export function normalisePublicUrl(publicUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(publicUrl.trim());
+  } catch {
+    throw new Error(`public URL ${JSON.stringify(publicUrl)} must be an absolute http(s) URL such as https://pay.example.com`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`public URL ${JSON.stringify(publicUrl)} must be http or https`);
+  if (url.username || url.password || url.search || url.hash || publicUrl.includes('?') || publicUrl.includes('#')) {
+    throw new Error(`public URL ${JSON.stringify(publicUrl)} must have no user, password, query or fragment`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
 export function buildHttpApp(service: MerchantConsoleService, options: ListenerOptions = {}, consoleRuntime?: ConsoleRuntimeInfo): FastifyInstance {
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
-    logger: options.logger ?? false,
+    logger: withRedactedUrls(options.logger ?? false),
     // Fastify's own drain answer is not the envelope; requests that arrive while closing get 5030 below.
     return503OnClosing: false,
     // Slow-loris and hung clients must not pin connections forever.
@@ -135,6 +154,31 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
   registerChannelRoutes(app, service);
   registerCheckoutRoutes(app, service);
   return app;
+}
+
+/**
+ * Request log lines keep Fastify's fields but not the value of a `token`
+ * query parameter: the console login URL carries its single-use token there,
+ * and a HEAD or a refused GET leaves that token valid.
+ */
+function withRedactedUrls(logger: boolean | { level: string }): false | { level?: string; serializers: Record<string, (value: FastifyRequest) => unknown> } {
+  if (logger === false) return false;
+  return {
+    ...(logger === true ? {} : logger),
+    serializers: {
+      req: (request: FastifyRequest) => ({
+        method: request.method,
+        url: redactUrl(request.url),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket?.remotePort,
+      }),
+    },
+  };
+}
+
+export function redactUrl(url: string): string {
+  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
 }
 
 function writeClientError(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {

@@ -59,6 +59,8 @@ export class DataDirLockedError extends Error {
 export interface ServeInfo {
   pid: number;
   url: string | null;
+  /** Where browsers reach it when it sits behind a proxy (`serve --public-url`). */
+  publicUrl?: string | null;
   startedAt: number;
 }
 
@@ -91,12 +93,13 @@ export function acquireDataDirLock(dataDir: string, options: { nativeBinding?: s
     throw err;
   }
   const startedAt = Math.floor(Date.now() / 1000);
-  const write = (url: string | null) => fs.writeFileSync(infoPath, JSON.stringify({ pid: process.pid, url, startedAt } satisfies ServeInfo));
+  const write = (url: string | null, publicUrl: string | null = null) =>
+    fs.writeFileSync(infoPath, JSON.stringify({ pid: process.pid, url, publicUrl, startedAt } satisfies ServeInfo));
   write(null);
   let released = false;
   return {
     describe(info) {
-      write(info.url);
+      write(info.url, info.publicUrl ?? null);
     },
     release() {
       if (released) return;

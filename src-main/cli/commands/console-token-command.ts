@@ -21,7 +21,7 @@ interface LoginUrlResult {
 /** Where the browser reaches the service: the running one, else where the stored settings say it will listen. */
 function listenerBaseUrl(service: MerchantConsoleService, dataDir: string): { url: string; running: boolean } {
   const running = runningServiceInfo(dataDir);
-  if (running?.url) return { url: running.url, running: true };
+  if (running?.url) return { url: running.publicUrl ?? running.url, running: true };
   const { host, port } = service.services.settings.listener();
   const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return { url: `http://${urlHost}:${port}`, running: running !== null };

@@ -1,6 +1,6 @@
 import { formatFen } from '../../../src-shared/money';
 import { isEmptyStore, seedDemo } from '../../demo-seed';
-import { startListener } from '../../http/server';
+import { normalisePublicUrl, startListener } from '../../http/server';
 import { consoleBundleBuilt, consoleLoginUrl, defaultConsoleDir } from '../../http/console-routes';
 import { startBackgroundWork } from '../../background/background-work';
 import { startCheckpointer } from '../../store/checkpointer';
@@ -31,6 +31,13 @@ export const serveCommand = defineCommand({
     const portFlag = stringOption(args, 'port');
     if (portFlag !== undefined && (!/^[0-9]{1,5}$/.test(portFlag) || Number(portFlag) > 65535)) throw new UsageError('--port must be 0-65535');
     const hostFlag = stringOption(args, 'host');
+    const publicUrlFlag = stringOption(args, 'public-url');
+    let publicUrl: string | undefined;
+    try {
+      publicUrl = publicUrlFlag === undefined ? undefined : normalisePublicUrl(publicUrlFlag);
+    } catch (err) {
+      throw new UsageError(`--public-url: ${(err as Error).message}`);
+    }
 
     const lock = acquireDataDirLock(args.dataDir);
     let service;
@@ -71,7 +78,7 @@ export const serveCommand = defineCommand({
         host,
         port: Number(portText),
         basePath,
-        publicUrl: stringOption(args, 'public-url'),
+        publicUrl,
         logger: { level: io.env.MERCHANT_CONSOLE_LOG_LEVEL ?? 'warn' },
         rateLimits,
       });
@@ -82,7 +89,7 @@ export const serveCommand = defineCommand({
       if (code === 'EADDRINUSE') throw new UsageError(`port ${portText} on ${host} is already in use; pick another with --port`);
       throw err;
     }
-    lock.describe({ url: listener.url });
+    lock.describe({ url: listener.url, publicUrl: publicUrl ?? null });
 
     // Expiry, payouts, settlement and housekeeping (expired nonces and console logins); catches up on anything
     // that fell due while stopped.
@@ -91,14 +98,16 @@ export const serveCommand = defineCommand({
     const checkpointer = startCheckpointer(service.db, { onError: (message) => io.err(`checkpoint: ${message}`) });
 
     // Like Jupyter: a login link for the browser console at every start (single use; see docs/console.md).
+    // Behind a proxy (--public-url) the browser reaches the console there, not on the bound address.
     const loginToken = service.services.consoleAuth.issueLoginToken();
+    const consoleBase = publicUrl ?? listener.url;
     const summary = {
       listening: listener.url,
       merchant_api: `${listener.url}${basePath === '/' ? '' : basePath}/merchant/`,
       data_dir: args.dataDir,
       pid: process.pid,
-      console_url: `${listener.url}/console/`,
-      console_login_url: consoleLoginUrl(listener.url, loginToken.credential),
+      console_url: `${consoleBase}/console/`,
+      console_login_url: consoleLoginUrl(consoleBase, loginToken.credential),
       console_built: consoleBundleBuilt(consoleDir),
       rate_limits: { per_api_key: formatRateLimitRule(rateLimits.perApiKey), per_address: formatRateLimitRule(rateLimits.perAddress) },
       demo: demo

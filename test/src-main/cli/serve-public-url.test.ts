@@ -1,0 +1,106 @@
+/**
+ * `serve` on a server behind a reverse proxy (`--host 0.0.0.0 --public-url
+ * https://…`): the URLs it hands out name the public URL, the console works
+ * through a proxy, and console login tokens and session cookies never reach
+ * the logs.
+ */
+import { describe, expect, it } from 'vitest';
+import { createMerchantClient } from '../../../src-shared/client/merchant-client';
+import { cli } from '../../support/cli-harness';
+import { rawRequest } from '../../support/http-raw';
+import { serveFailure, startServeChild } from '../../support/serve-child';
+import { tempDir } from '../../support/temp-dir';
+
+const PUBLIC = 'https://pay.example.com';
+
+interface Summary {
+  console_login_url: string;
+  demo: { api_key: string; api_secret: string; channels: { id: number; category: string }[] };
+}
+
+describe('serve behind a reverse proxy', () => {
+  it('hands out the console login URL and pay_url on the public URL', async () => {
+    const dataDir = tempDir('mc-public-');
+    const serve = await startServeChild(dataDir, {
+      args: ['--host', '0.0.0.0', '--public-url', `${PUBLIC}/`, '--base-path', '/x/y', '--demo'],
+      env: { MERCHANT_CONSOLE_UI_DIR: tempDir('mc-ui-') },
+    });
+    const summary = serve.summary as unknown as Summary;
+    expect(summary.console_login_url).toMatch(new RegExp(`^${PUBLIC}/console/login\\?token=[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$`));
+
+    const fresh = await cli(['console-token', 'new', '--data-dir', dataDir, '--json']);
+    expect(fresh.code).toBe(0);
+    expect((fresh.json() as { login_url: string }).login_url.startsWith(`${PUBLIC}/console/login?token=`)).toBe(true);
+
+    const beta = summary.demo.channels.find((c) => c.category === 'beta')!;
+    const client = createMerchantClient({ baseUrl: serve.url, basePath: '/x/y', apiKey: summary.demo.api_key, apiSecret: summary.demo.api_secret });
+    const buy = await client.createOrder({ order_type: 1, cny_amount: '10.00', paychannel_id: beta.id, paychannel_paymethod: 'wxpay' });
+    expect(buy.body.code).toBe(1);
+    expect((buy.body.data as { pay_url: string }).pay_url).toMatch(new RegExp(`^${PUBLIC}/pay/[A-Za-z0-9_-]+$`));
+    expect(await serve.stop('SIGTERM')).toBe(0);
+  }, 60_000);
+
+  it('refuses a public URL that is not an absolute http(s) URL', async () => {
+    for (const bad of ['pay.example.com', 'ftp://pay.example.com', 'https://user:pw@pay.example.com', 'https://pay.example.com/?a=1', 'https://pay.example.com/#x']) {
+      const failure = await serveFailure(tempDir('mc-public-bad-'), ['--public-url', bad]);
+      expect(failure.code, bad).toBe(2);
+      expect(failure.stderr, bad).toContain('--public-url');
+    }
+  }, 90_000);
+
+  it('answers console calls through a proxy that rewrites Host, from the public origin only', async () => {
+    const dataDir = tempDir('mc-public-');
+    const serve = await startServeChild(dataDir, { args: ['--host', '0.0.0.0', '--public-url', PUBLIC], env: { MERCHANT_CONSOLE_UI_DIR: tempDir('mc-ui-') } });
+    const login = new URL((serve.summary as unknown as Summary).console_login_url);
+    // nginx's default `proxy_pass http://127.0.0.1:PORT` sends Host: 127.0.0.1:PORT; the browser's Origin is the public one.
+    const proxiedHost = new URL(serve.url).host;
+    const signedIn = await rawRequest(serve.url, 'GET', login.pathname + login.search, { headers: { host: proxiedHost } });
+    expect(signedIn.status).toBe(200);
+    const cookie = (signedIn.headers['set-cookie']?.[0] ?? '').split(';')[0]!;
+    const call = (origin: string) =>
+      rawRequest(serve.url, 'POST', '/console-api/getServiceInfo', {
+        headers: { host: proxiedHost, origin, 'content-type': 'application/json', cookie, 'sec-fetch-site': 'same-origin' },
+        body: '{}',
+      });
+    expect((await call(PUBLIC)).status).toBe(200);
+    expect((await call('https://evil.example.com')).status).toBe(403);
+    expect((await call('http://pay.example.com')).status).toBe(403);
+    expect(await serve.stop('SIGTERM')).toBe(0);
+  }, 60_000);
+
+  it('keeps console login tokens and session cookies out of info-level logs', async () => {
+    const dataDir = tempDir('mc-public-');
+    const serve = await startServeChild(dataDir, {
+      args: ['--host', '0.0.0.0', '--public-url', PUBLIC],
+      env: { MERCHANT_CONSOLE_LOG_LEVEL: 'info', MERCHANT_CONSOLE_UI_DIR: tempDir('mc-ui-') },
+    });
+    const login = new URL((serve.summary as unknown as Summary).console_login_url);
+    const path = login.pathname + login.search;
+    const tokenSecret = login.searchParams.get('token')!.split('.')[1]!;
+    expect(tokenSecret.length).toBeGreaterThan(20);
+    // A HEAD (link checker) leaves the token valid — and must not log it either.
+    const head = await rawRequest(serve.url, 'HEAD', path, { headers: { host: 'pay.example.com' } });
+    expect(head.headers['set-cookie']).toBeUndefined();
+    const signedIn = await rawRequest(serve.url, 'GET', path, { headers: { host: 'pay.example.com' } });
+    expect(signedIn.status).toBe(200);
+    const setCookie = signedIn.headers['set-cookie']?.[0] ?? '';
+    expect(setCookie).toMatch(/; Secure/);
+    const cookie = setCookie.split(';')[0]!;
+    const sessionSecret = cookie.split('=')[1]!.split('.')[1]!;
+    const call = await rawRequest(serve.url, 'POST', '/console-api/getServiceInfo', {
+      headers: { host: 'pay.example.com', origin: PUBLIC, 'content-type': 'application/json', cookie },
+      body: '{}',
+    });
+    expect(call.status).toBe(200);
+    expect(await serve.stop('SIGTERM')).toBe(0);
+
+    const logs = serve.stdout() + '\n' + serve.stderr();
+    const logLines = logs.split('\n').filter((l) => l.startsWith('{"level"'));
+    expect(logLines.filter((l) => l.includes('"incoming request"')).length).toBeGreaterThanOrEqual(3);
+    expect(logLines.some((l) => l.includes('/console/login'))).toBe(true);
+    for (const line of logLines) {
+      expect(line.includes(tokenSecret), `a log line holds the login token: ${line.slice(0, 200)}`).toBe(false);
+      expect(line.includes(sessionSecret), `a log line holds the session: ${line.slice(0, 200)}`).toBe(false);
+    }
+  }, 60_000);
+});
