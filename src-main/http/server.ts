@@ -177,8 +177,13 @@ function withRedactedUrls(logger: boolean | { level: string }): false | { level?
   };
 }
 
+/**
+ * A request URL fit for the log: bearer credentials in it are replaced — a
+ * console login token (`?token=`) and a checkout page's pay token
+ * (`/pay/<token>…`, which lets anyone press Pay or Fail on a sandbox order).
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]').replace(/^\/pay\/[^/?#]+/, '/pay/[redacted]');
 }
 
 function writeClientError(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src-shared/errors';
 import { RATE_LIMITS_OFF } from '../../../src-main/http/rate-limit';
-import { buildHttpApp } from '../../../src-main/http/server';
+import { buildHttpApp, redactUrl } from '../../../src-main/http/server';
 import { testService } from '../../support/service-harness';
 
 /** The responses one connection received, in order: status and body of each. */
@@ -51,5 +51,20 @@ describe('listener shutdown', () => {
     expect(first).toMatchObject({ status: 200 });
     expect(second!.status).toBe(503);
     expect(JSON.parse(second!.body)).toEqual({ code: ErrorCode.UNAVAILABLE, msg: expect.stringMatching(/^service: /), data: null });
+  });
+});
+
+describe('request log URLs', () => {
+  it.each([
+    ['/console/login?token=abc.def', '/console/login?token=[redacted]'],
+    ['/console/login?x=1&TOKEN=abc.def#f', '/console/login?x=1&TOKEN=[redacted]#f'],
+    ['/pay/AAAAAAAAbbbbbbbbCCCCCCCCdddddddd', '/pay/[redacted]'],
+    ['/pay/AAAAAAAAbbbbbbbbCCCCCCCCdddddddd/pay', '/pay/[redacted]/pay'],
+    ['/pay/AAAA?x=1', '/pay/[redacted]?x=1'],
+    ['/addons/paychannel/merchant/orderQueryList', '/addons/paychannel/merchant/orderQueryList'],
+    ['/channel/notify/3', '/channel/notify/3'],
+    ['/x/pay/abc', '/x/pay/abc'],
+  ])('%s → %s', (url, logged) => {
+    expect(redactUrl(url)).toBe(logged);
   });
 });
