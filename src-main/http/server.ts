@@ -19,6 +19,7 @@ import { packageVersion } from '../version';
 import { defaultConsoleDir, registerConsoleRoutes } from './console-routes';
 import { registerChannelRoutes } from './routes/channel-routes';
 import { registerCheckoutRoutes } from './routes/checkout-routes';
+import { isIP } from 'node:net';
 
 export interface ListenerOptions {
   host?: string;
@@ -33,6 +34,24 @@ export interface ListenerOptions {
   console?: false | { dir?: string; version?: string };
   /** Per client address and per api_key limits; default DEFAULT_RATE_LIMITS, RATE_LIMITS_OFF to disable. */
   rateLimits?: RateLimitConfig;
+  /**
+   * Addresses/CIDRs of reverse proxies whose X-Forwarded-For (and -Host, -Proto) is believed; the client
+   * address (per-address rate limit, logs) is then the one the proxy reports. Default: none, the TCP peer.
+   */
+  trustProxy?: readonly string[];
+}
+
+/** `10.0.0.1,10.0.0.0/8,::1` → checked list for `trustProxy`; throws naming the bad entry. */
+export function parseTrustProxy(text: string): string[] {
+  const entries = text.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  if (entries.length === 0) throw new Error('trust proxy: give one or more IP addresses or CIDR ranges, comma-separated');
+  for (const entry of entries) {
+    const [address, prefix, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (family === 0 || !prefixOk || extra !== undefined) throw new Error(`trust proxy: ${JSON.stringify(entry)} is not an IP address or CIDR range`);
+  }
+  return entries;
 }
 
 export function normaliseBasePath(basePath: string): string {
@@ -64,6 +83,8 @@ export function normalisePublicUrl(publicUrl: string): string {
 export function buildHttpApp(service: MerchantConsoleService, options: ListenerOptions = {}, consoleRuntime?: ConsoleRuntimeInfo): FastifyInstance {
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
+    // Forwarded headers only from the proxies named; anyone else could forge them.
+    trustProxy: options.trustProxy && options.trustProxy.length > 0 ? [...options.trustProxy] : false,
     logger: withRedactedUrls(options.logger ?? false),
     // Fastify's own drain answer is not the envelope; requests that arrive while closing get 5030 below.
     return503OnClosing: false,

@@ -1,6 +1,6 @@
 import { formatFen } from '../../../src-shared/money';
 import { isEmptyStore, seedDemo } from '../../demo-seed';
-import { normalisePublicUrl, startListener } from '../../http/server';
+import { normalisePublicUrl, parseTrustProxy, startListener } from '../../http/server';
 import { consoleBundleBuilt, consoleLoginUrl, defaultConsoleDir } from '../../http/console-routes';
 import { startBackgroundWork } from '../../background/background-work';
 import { startCheckpointer } from '../../store/checkpointer';
@@ -15,7 +15,7 @@ export const serveCommand = defineCommand({
   summary: 'run the service headless: the merchant HTTP API on an embedded SQLite store',
   usage:
     'serve [--host 127.0.0.1] [--port 8787] [--base-path /addons/paychannel] [--public-url URL] [--demo]\n' +
-    '      [--rate-limit-key 100/s|N/min|off] [--rate-limit-address 200/s|N/min|off]\n' +
+    '      [--rate-limit-key 100/s|N/min|off] [--rate-limit-address 200/s|N/min|off] [--trust-proxy IP[/BITS],…]\n' +
     '  host, port and base path default to the listener settings stored in the data dir (console → Settings), then to the values shown',
   options: {
     host: { type: 'string' },
@@ -25,6 +25,7 @@ export const serveCommand = defineCommand({
     demo: { type: 'boolean' },
     'rate-limit-key': { type: 'string' },
     'rate-limit-address': { type: 'string' },
+    'trust-proxy': { type: 'string' },
   },
   positionals: 0,
   async run(args, io: CommandIo) {
@@ -37,6 +38,14 @@ export const serveCommand = defineCommand({
       publicUrl = publicUrlFlag === undefined ? undefined : normalisePublicUrl(publicUrlFlag);
     } catch (err) {
       throw new UsageError(`--public-url: ${(err as Error).message}`);
+    }
+
+    const trustProxyFlag = stringOption(args, 'trust-proxy');
+    let trustProxy: string[] | undefined;
+    try {
+      trustProxy = trustProxyFlag === undefined ? undefined : parseTrustProxy(trustProxyFlag);
+    } catch (err) {
+      throw new UsageError(`--trust-proxy: ${(err as Error).message}`);
     }
 
     const lock = acquireDataDirLock(args.dataDir);
@@ -81,6 +90,7 @@ export const serveCommand = defineCommand({
         publicUrl,
         logger: { level: io.env.MERCHANT_CONSOLE_LOG_LEVEL ?? 'warn' },
         rateLimits,
+        trustProxy,
       });
     } catch (err) {
       service.close();

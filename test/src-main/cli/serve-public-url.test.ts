@@ -48,6 +48,18 @@ describe('serve behind a reverse proxy', () => {
     }
   }, 90_000);
 
+  it('--trust-proxy: the client address comes from the named proxy, for the per-address limit', async () => {
+    for (const bad of ['proxy.local', '10.0.0.0/40', '']) {
+      const res = await cli(['serve', '--data-dir', tempDir('mc-proxy-bad-'), '--trust-proxy', bad]);
+      expect([res.code, res.stderr], bad).toEqual([2, expect.stringContaining('--trust-proxy: ')]);
+    }
+    const serve = await startServeChild(tempDir('mc-proxy-'), { args: ['--trust-proxy', '127.0.0.1', '--rate-limit-address', '1/min'] });
+    const get = (forwardedFor: string) =>
+      fetch(`${serve.url}/addons/paychannel/channel/alpha/provinceList`, { headers: { 'x-forwarded-for': forwardedFor } }).then((r) => r.status);
+    expect([await get('198.51.100.1'), await get('198.51.100.2'), await get('198.51.100.1')]).toEqual([200, 200, 429]);
+    expect(await serve.stop('SIGTERM')).toBe(0);
+  }, 60_000);
+
   it('answers console calls through a proxy that rewrites Host, from the public origin only', async () => {
     const dataDir = tempDir('mc-public-');
     const serve = await startServeChild(dataDir, { args: ['--host', '0.0.0.0', '--public-url', PUBLIC], env: { MERCHANT_CONSOLE_UI_DIR: tempDir('mc-ui-') } });

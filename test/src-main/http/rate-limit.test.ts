@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, ErrorCode } from '../../../src-shared/errors';
 import { createRateLimiter, formatRateLimitRule, parseRateLimitRule, RATE_LIMITS_OFF } from '../../../src-main/http/rate-limit';
+import { parseTrustProxy } from '../../../src-main/http/server';
 import { clientFor, rowCount, seedMerchant, testListener, testService } from '../../support/service-harness';
 
 describe('rate limit rules', () => {
@@ -76,6 +77,33 @@ describe('rate limits over HTTP', () => {
       const body = (await res.json()) as { code: number; msg: string; data: unknown };
       expect(body).toEqual({ code: ErrorCode.RATE_LIMITED, msg: expect.stringContaining('client address'), data: null });
     }
+  });
+
+  it('behind a trusted proxy, counts the client address it forwards; forwarded headers from anyone else are ignored', async () => {
+    const service = testService();
+    const perAddress = { limit: 2, periodSeconds: 60 };
+    const get = (url: string, forwardedFor: string) =>
+      fetch(`${url}/addons/paychannel/channel/alpha/provinceList`, { headers: { 'x-forwarded-for': forwardedFor } }).then((r) => r.status);
+
+    const proxied = await testListener(service, { rateLimits: { perAddress, perApiKey: null }, trustProxy: ['127.0.0.1'] });
+    expect([await get(proxied.url, '203.0.113.1'), await get(proxied.url, '203.0.113.1'), await get(proxied.url, '203.0.113.1')]).toEqual([200, 200, 429]);
+    // Another client behind the same proxy has its own bucket.
+    expect(await get(proxied.url, '203.0.113.2')).toBe(200);
+
+    // Not a trusted peer: X-Forwarded-For is a forgery like any other header, and the TCP peer is counted.
+    const direct = await testListener(service, { rateLimits: { perAddress, perApiKey: null }, trustProxy: ['10.9.9.9'] });
+    expect([await get(direct.url, '203.0.113.1'), await get(direct.url, '203.0.113.2'), await get(direct.url, '203.0.113.3')]).toEqual([200, 200, 429]);
+  });
+
+  it.each([
+    ['127.0.0.1', ['127.0.0.1']],
+    [' 10.0.0.0/8, ::1 ,fd00::/8', ['10.0.0.0/8', '::1', 'fd00::/8']],
+  ])('parses trusted proxies %j', (text, list) => {
+    expect(parseTrustProxy(text)).toEqual(list);
+  });
+
+  it.each(['', 'proxy.example.com', '10.0.0.0/33', '::1/129', '10.0.0.1/8/1', '10.0.0.0/x', '300.1.1.1'])('refuses trusted proxy %j', (text) => {
+    expect(() => parseTrustProxy(text)).toThrow(/^trust proxy: /);
   });
 
   it('limits verified requests per api_key; forged requests with the public api_key do not use the quota', async () => {
