@@ -6,7 +6,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AppError, isAppError } from '../../src-shared/errors';
-import { resolveDataDir } from '../store/data-dir';
+import { resolveDataDir, runningServiceInfo } from '../store/data-dir';
 import { describeStorageProblem, storageProblemOf } from '../store/storage-errors';
 import { openService, type MerchantConsoleService } from '../service';
 
@@ -102,10 +102,24 @@ export function parseCommandArgs(def: CommandDef, argv: string[], env: NodeJS.Pr
   };
 }
 
+/**
+ * Where browsers reach the service on this data dir (pay pages, console login): the running one (its
+ * --public-url, else its address), else where the stored settings say it will listen.
+ */
+export function listenerBaseUrl(service: MerchantConsoleService, dataDir: string): { url: string; running: boolean } {
+  const running = runningServiceInfo(dataDir);
+  if (running?.url) return { url: running.publicUrl ?? running.url, running: true };
+  const { host, port } = service.services.settings.listener();
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return { url: `http://${urlHost}:${port}`, running: running !== null };
+}
+
 /** Opens the service for an admin command and closes it afterwards. */
 export async function withService<T>(args: CommandArgs, fn: (service: MerchantConsoleService) => T | Promise<T>): Promise<T> {
   const service = openService({ dataDir: args.dataDir });
   try {
+    // pay_url (order show) points where the pay page is served, as in the createOrder answer.
+    service.setPublicUrl(listenerBaseUrl(service, args.dataDir).url);
     return await fn(service);
   } finally {
     service.close();

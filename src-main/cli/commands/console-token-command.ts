@@ -4,10 +4,8 @@
  * and sessions from SQLite on every request, so a reset applies at once).
  */
 import { consoleLoginUrl } from '../../http/console-routes';
-import { runningServiceInfo } from '../../store/data-dir';
 import { CONSOLE_LOGIN_TOKEN_TTL } from '../../services/console-auth-service';
-import type { MerchantConsoleService } from '../../service';
-import { defineCommand, withService, type CommandArgs } from '../command';
+import { defineCommand, listenerBaseUrl, withService, type CommandArgs } from '../command';
 
 interface LoginUrlResult {
   login_url: string;
@@ -16,15 +14,6 @@ interface LoginUrlResult {
   serve_running: boolean;
   revoked_tokens?: number;
   revoked_sessions?: number;
-}
-
-/** Where the browser reaches the service: the running one, else where the stored settings say it will listen. */
-function listenerBaseUrl(service: MerchantConsoleService, dataDir: string): { url: string; running: boolean } {
-  const running = runningServiceInfo(dataDir);
-  if (running?.url) return { url: running.publicUrl ?? running.url, running: true };
-  const { host, port } = service.services.settings.listener();
-  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  return { url: `http://${urlHost}:${port}`, running: running !== null };
 }
 
 function human(r: LoginUrlResult): string {

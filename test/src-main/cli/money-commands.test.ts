@@ -4,7 +4,8 @@ import { joinNegativeValues } from '../../../src-main/cli/command';
 import { seedMerchant } from '../../support/service-harness';
 import { newBuy } from '../../support/money';
 import { tempDir } from '../../support/temp-dir';
-import { cli as runCli } from '../../support/cli-harness';
+import { cli as runCli, exitOf, firstLine, spawnCli } from '../../support/cli-harness';
+import { acquireDataDirLock } from '../../../src-main/store/data-dir';
 
 async function cli(dataDir: string, ...argv: string[]) {
   const r = await runCli([...argv, '--data-dir', dataDir]);
@@ -66,6 +67,42 @@ describe('balance and order commands', () => {
     const human = await cli(dataDir, 'order', 'show', buy.order_no);
     expect(human.out).toContain('pending → cancelled  [operator] customer asked');
     expect((await cli(dataDir, 'order', 'show', 'B0000', '--json')).err).toContain('order B0000 not found');
+  });
+
+  it('order show gives the pay_url where the pay page is served: the running service, else the stored listener settings', async () => {
+    const { dataDir, buy } = seeded();
+    const payUrl = async () => (await cli(dataDir, 'order', 'show', buy.order_no, '--json')).json<{ pay_url: string }>().pay_url;
+    const token = (await payUrl()).split('/pay/')[1];
+    const settings = openService({ dataDir });
+    settings.services.settings.updateListener({ port: 47_399 });
+    settings.close();
+    // No service running: where the next `serve` listens.
+    expect(await payUrl()).toBe(`http://127.0.0.1:47399/pay/${token}`);
+    // A service running (port given on the command line): its address, as in the createOrder answer.
+    const lock = acquireDataDirLock(dataDir);
+    try {
+      lock.describe({ url: 'http://127.0.0.1:47301' });
+      expect(await payUrl()).toBe(`http://127.0.0.1:47301/pay/${token}`);
+      expect((await cli(dataDir, 'order', 'show', buy.order_no)).out).toContain(`pay_url http://127.0.0.1:47301/pay/${token}`);
+      lock.describe({ url: 'http://127.0.0.1:47301', publicUrl: 'https://pay.example.com' });
+      expect(await payUrl()).toBe(`https://pay.example.com/pay/${token}`);
+    } finally {
+      lock.release();
+    }
+  });
+
+  it('against a real `serve --public-url`: order show gives the same pay_url as createOrder', async () => {
+    const { dataDir, buy } = seeded();
+    const serve = spawnCli(['serve', '--port', '0', '--public-url', 'https://pay.example.com/', '--data-dir', dataDir, '--json']);
+    try {
+      await firstLine(serve);
+      const shown = await cli(dataDir, 'order', 'show', buy.order_no, '--json');
+      expect(shown.json<{ pay_url: string }>().pay_url).toMatch(/^https:\/\/pay\.example\.com\/pay\/[A-Za-z0-9_-]{32}$/);
+    } finally {
+      const stopped = exitOf(serve);
+      serve.kill('SIGTERM');
+      expect((await stopped).code).toBe(0);
+    }
   });
 
   it('channel create and update take the timing settings', async () => {
