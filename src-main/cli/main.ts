@@ -41,7 +41,13 @@ export async function runCli(argv: string[], io: CommandIo): Promise<number> {
   }
   const found = findCommand(argv);
   if (!found) {
-    io.err(`unknown command: ${argv.slice(0, 2).join(' ')}\n\n${helpText()}`);
+    // Name the command words only (not `--data-dir` after them); a group word lists its commands.
+    const words = argv.slice(0, 2);
+    const optionAt = words.findIndex((w) => w.startsWith('-'));
+    const typed = optionAt === 0 ? argv[0]! : (optionAt === -1 ? words : words.slice(0, optionAt)).join(' ');
+    const group = COMMANDS.filter((c) => c.name.split(' ')[0] === argv[0]).map((c) => c.name);
+    const hint = group.length > 0 && typed === argv[0] ? ` (one of: ${group.join(', ')})` : '';
+    io.err(`unknown command: ${typed}${hint}\n\n${helpText()}`);
     return 2;
   }
   const { def, rest } = found;

@@ -48,6 +48,8 @@ export function createPaymentMethodService(ctx: ServiceContext) {
     },
 
     listOfMerchant(merchantId: number): PaymentMethodView[] {
+      // An unknown merchant is an error (as for its balance), not an empty list that hides a typo.
+      if (!repos.merchants.findById(merchantId)) throw new AppError(ErrorCode.NOT_FOUND, `merchant_id: merchant ${merchantId} not found`);
       return repos.paymentMethods.listOfMerchant(merchantId).map(toPaymentMethodView);
     },
 

@@ -78,6 +78,8 @@ describe('admin CLI', () => {
       [['channel', 'link', '--merchant', '7', '--channel', '1', '--data-dir', dir], 1, 'merchant_id: merchant 7 not found'],
       [['merchant', 'rotate-secret', 'abc', '--data-dir', dir], 2, 'ID must be a positive integer id'],
       [['merchant', 'create', '--name', 'x', '--bogus', '--data-dir', dir], 2, "Unknown option '--bogus'"],
+      // Like balance show: an unknown merchant is an error, not an empty list.
+      [['payment-method', 'list', '--merchant', '7', '--data-dir', dir], 1, 'merchant_id: merchant 7 not found'],
     ];
     for (const [argv, code, message] of cases) {
       const r = await cli(argv);
@@ -119,6 +121,11 @@ describe('admin CLI', () => {
     const unknown = await cli(['frobnicate']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command: frobnicate');
+    // The message names the command words, not an option that follows them.
+    const withOptions = await cli(['frobnicate', '--data-dir', tempDir(), '--json']);
+    expect([withOptions.code, withOptions.stderr.split('\n')[0]]).toEqual([2, 'unknown command: frobnicate']);
+    const group = await cli(['merchant', '--help']);
+    expect([group.code, group.stderr.split('\n')[0]]).toEqual([2, 'unknown command: merchant (one of: merchant create, merchant list, merchant update, merchant rotate-secret)']);
     expect((await cli(['channel', 'create', '--help'])).stdout).toContain('usage: merchant-console channel create --category');
   });
 });
