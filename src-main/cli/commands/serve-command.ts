@@ -1,6 +1,6 @@
 import { formatFen } from '../../../src-shared/money';
 import { isEmptyStore, seedDemo } from '../../demo-seed';
-import { normalisePublicUrl, parseTrustProxy, startListener } from '../../http/server';
+import { normaliseBasePath, normalisePublicUrl, parseTrustProxy, startListener } from '../../http/server';
 import { consoleBundleBuilt, consoleLoginUrl, defaultConsoleDir } from '../../http/console-routes';
 import { startBackgroundWork } from '../../background/background-work';
 import { startCheckpointer } from '../../store/checkpointer';
@@ -47,6 +47,14 @@ export const serveCommand = defineCommand({
     } catch (err) {
       throw new UsageError(`--trust-proxy: ${(err as Error).message}`);
     }
+    const basePathFlag = stringOption(args, 'base-path');
+    if (basePathFlag !== undefined) {
+      try {
+        normaliseBasePath(basePathFlag);
+      } catch (err) {
+        throw new UsageError(`--base-path: ${(err as Error).message}`);
+      }
+    }
 
     const lock = acquireDataDirLock(args.dataDir);
     let service;
@@ -68,7 +76,7 @@ export const serveCommand = defineCommand({
     }
     const portText = portFlag ?? String(stored.port);
     const host = hostFlag ?? stored.host;
-    const basePath = stringOption(args, 'base-path') ?? stored.base_path;
+    const basePath = basePathFlag ?? stored.base_path;
     const demo = args.values.demo === true && isEmptyStore(service) ? seedDemo(service) : undefined;
     let rateLimits: RateLimitConfig;
     try {
@@ -97,6 +105,10 @@ export const serveCommand = defineCommand({
       lock.release();
       const code = (err as { code?: string }).code;
       if (code === 'EADDRINUSE') throw new UsageError(`port ${portText} on ${host} is already in use; pick another with --port`);
+      // Name the host (it may come from the stored settings, not a flag) rather than print getaddrinfo's bare error.
+      if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EADDRNOTAVAIL') {
+        throw new UsageError(`cannot listen on host ${host} (${code}: not an address of this machine); pick another with --host`);
+      }
       throw err;
     }
     lock.describe({ url: listener.url, publicUrl: publicUrl ?? null });
@@ -177,10 +189,18 @@ export const serveCommand = defineCommand({
 /** Flags win over the stored settings, which win over the defaults. */
 function rateLimitsFor(service: MerchantConsoleService, keyFlag: string | undefined, addressFlag: string | undefined): RateLimitConfig {
   const stored = service.ctx.repos.settings.get<{ per_api_key?: string; per_address?: string }>(RATE_LIMIT_SETTINGS_KEY) ?? {};
-  const pick = (flag: string | undefined, setting: string | undefined, fallback: RateLimitRule | null): RateLimitRule | null =>
-    flag !== undefined ? parseRateLimitRule(flag) : setting !== undefined ? parseRateLimitRule(setting) : fallback;
+  // An error names where the bad rule came from: the flag, or the stored setting.
+  const parse = (rule: string, from: string): RateLimitRule | null => {
+    try {
+      return parseRateLimitRule(rule);
+    } catch (err) {
+      throw new Error(`${from}: ${(err as Error).message}`);
+    }
+  };
+  const pick = (flag: string | undefined, flagName: string, setting: string | undefined, fallback: RateLimitRule | null): RateLimitRule | null =>
+    flag !== undefined ? parse(flag, `--${flagName}`) : setting !== undefined ? parse(setting, `stored setting ${flagName}`) : fallback;
   return {
-    perApiKey: pick(keyFlag, stored.per_api_key, DEFAULT_RATE_LIMITS.perApiKey),
-    perAddress: pick(addressFlag, stored.per_address, DEFAULT_RATE_LIMITS.perAddress),
+    perApiKey: pick(keyFlag, 'rate-limit-key', stored.per_api_key, DEFAULT_RATE_LIMITS.perApiKey),
+    perAddress: pick(addressFlag, 'rate-limit-address', stored.per_address, DEFAULT_RATE_LIMITS.perAddress),
   };
 }

@@ -45,6 +45,24 @@ describe('merchant-console serve', () => {
     expect((await exitOf(again)).code).toBe(0);
   });
 
+  it('refuses a bad flag naming it, with exit 2, before it listens', async () => {
+    const cases: [string[], string][] = [
+      [['--rate-limit-key', 'bogus'], '--rate-limit-key: rate limit "bogus" must be off, N, N/s, N/min or N/h'],
+      [['--rate-limit-address', '5/day'], '--rate-limit-address: rate limit "5/day"'],
+      [['--base-path', 'nope'], '--base-path: base path "nope" must look like /segment/segment'],
+      [['--host', '999.1.1.1'], 'cannot listen on host 999.1.1.1 ('],
+      [['--host', '192.0.2.1'], 'cannot listen on host 192.0.2.1 (EADDRNOTAVAIL'],
+    ];
+    for (const [flags, message] of cases) {
+      const serve = spawnCli(['serve', '--port', '0', '--data-dir', tempDir(), ...flags]);
+      // A serve that accepted the flag would listen until stopped: stop it so the check fails instead of hanging.
+      const timer = setTimeout(() => serve.kill('SIGTERM'), 10_000);
+      const { code, stderr } = await exitOf(serve);
+      clearTimeout(timer);
+      expect([code, stderr.split('\n')[0]], flags.join(' ')).toEqual([2, expect.stringContaining(message)]);
+    }
+  });
+
   it('reports a port in use clearly', async () => {
     const dir = tempDir();
     const first = spawnCli(['serve', '--port', '0', '--data-dir', dir, '--json']);
