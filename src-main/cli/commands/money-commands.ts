@@ -54,7 +54,7 @@ export function orderDetailText(d: OrderDetailView): string {
 export const moneyCommands: CommandDef[] = [
   defineCommand({
     name: 'balance show',
-    summary: "a merchant's balances in fen: {available, frozen, deposit}",
+    summary: "a merchant's balances {available, frozen, deposit} in yuan (with --json: in fen)",
     usage: 'balance show MERCHANT_ID',
     positionals: 1,
     run: (args) => withService(args, (s) => s.services.orderAdmin.balances(idArgument(args.positionals[0], 'MERCHANT_ID'))),

@@ -33,6 +33,9 @@ describe('balance and order commands', () => {
     expect(down.code).toBe(0);
     expect(down.out).toContain('-20.00');
     expect((await cli(dataDir, 'balance', 'show', String(m.id), '--json')).json()).toEqual({ available: 10_050, frozen: 0, deposit: 0 });
+    // Without --json the balances are yuan, as the help says (it said "in fen").
+    expect((await cli(dataDir, 'balance', 'show', String(m.id))).out).toBe('available 100.50  frozen 0.00  deposit 0.00  (CNY)');
+    expect((await cli(dataDir, 'balance', 'show', '--help')).out).toContain("a merchant's balances {available, frozen, deposit} in yuan (with --json: in fen)");
 
     const tooMuch = await cli(dataDir, 'balance', 'adjust', '--merchant', String(m.id), '--amount=-100.51', '--reason', 'x', '--json');
     expect(tooMuch.code).toBe(1);
