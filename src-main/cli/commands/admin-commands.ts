@@ -50,6 +50,14 @@ function optionalBoolean(args: CommandArgs, on: string, off: string): boolean | 
   return undefined;
 }
 
+/** An update with none of its options would report "updated" having changed nothing: refuse it, naming them. */
+function requireSomeChange(args: CommandArgs, options: Record<string, unknown>): void {
+  const names = Object.keys(options);
+  if (!names.some((name) => args.values[name] !== undefined)) {
+    throw new UsageError(`nothing to change: give at least one of ${names.map((n) => `--${n}`).join(', ')}`);
+  }
+}
+
 function feeOptions(args: CommandArgs) {
   const out: Record<string, unknown> = {};
   const serviceRate = stringOption(args, 'service-rate');
@@ -86,6 +94,27 @@ const FEE_OPTIONS = {
   'passage-rate': { type: 'string' },
   'deposit-rate': { type: 'string' },
   'base-rate': { type: 'string' },
+} as const;
+
+const MERCHANT_UPDATE_OPTIONS = {
+  name: { type: 'string' },
+  'callback-url': { type: 'string' },
+  'no-callback': { type: 'boolean' },
+  'sign-type': { type: 'string' },
+  enable: { type: 'boolean' },
+  disable: { type: 'boolean' },
+} as const;
+
+const CHANNEL_UPDATE_OPTIONS = {
+  name: { type: 'string' },
+  'pay-methods': { type: 'string' },
+  ...FEE_OPTIONS,
+  ...TIMING_OPTIONS,
+  'min-amount': { type: 'string' },
+  'max-amount': { type: 'string' },
+  'config-json': { type: 'string' },
+  enable: { type: 'boolean' },
+  disable: { type: 'boolean' },
 } as const;
 
 function parseConfigJson(args: CommandArgs): Record<string, unknown> | undefined {
@@ -131,17 +160,14 @@ export const adminCommands: CommandDef[] = [
     name: 'merchant update',
     summary: "change a merchant's name, callback URL, sign type or enabled flag",
     usage: 'merchant update ID [--name N] [--callback-url U|--no-callback] [--sign-type T] [--enable|--disable]',
-    options: {
-      name: { type: 'string' },
-      'callback-url': { type: 'string' },
-      'no-callback': { type: 'boolean' },
-      'sign-type': { type: 'string' },
-      enable: { type: 'boolean' },
-      disable: { type: 'boolean' },
-    },
+    options: MERCHANT_UPDATE_OPTIONS,
     positionals: 1,
     run: (args) =>
       withService(args, (s) => {
+        requireSomeChange(args, MERCHANT_UPDATE_OPTIONS);
+        if (args.values['no-callback'] === true && args.values['callback-url'] !== undefined) {
+          throw new UsageError('--callback-url and --no-callback exclude each other');
+        }
         const callbackUrl = args.values['no-callback'] === true ? null : stringOption(args, 'callback-url');
         const input = parseOrThrow(
           merchantUpdateInput,
@@ -212,20 +238,11 @@ export const adminCommands: CommandDef[] = [
     usage:
       'channel update ID [--name N] [--pay-methods LIST] [--service-rate R] [--passage-rate R] [--deposit-rate BP] [--base-rate BP] ' +
       '[--min-amount YUAN] [--max-amount YUAN] [--pay-timeout S] [--settle-delay S] [--payout-delay S] [--config-json JSON] [--enable|--disable]',
-    options: {
-      name: { type: 'string' },
-      'pay-methods': { type: 'string' },
-      ...FEE_OPTIONS,
-      ...TIMING_OPTIONS,
-      'min-amount': { type: 'string' },
-      'max-amount': { type: 'string' },
-      'config-json': { type: 'string' },
-      enable: { type: 'boolean' },
-      disable: { type: 'boolean' },
-    },
+    options: CHANNEL_UPDATE_OPTIONS,
     positionals: 1,
     run: (args) =>
       withService(args, (s) => {
+        requireSomeChange(args, CHANNEL_UPDATE_OPTIONS);
         const payMethods = stringOption(args, 'pay-methods');
         const input = parseOrThrow(
           channelUpdateInput,

@@ -42,9 +42,21 @@ describe('admin CLI', () => {
     const link = await cli(['channel', 'link', '--merchant', '1', '--channel', '1', '--service-rate', '0.004', '--data-dir', dir, '--json']);
     expect(link.json()).toMatchObject({ merchant_id: 1, channel_id: 1, service_rate: '0.004', effective: { service_rate: '0.004', passage_rate: '-0.001' } });
 
+    // Conflicting or missing changes were accepted ("merchant 1 updated", exit 0): --no-callback silently won.
+    const refused: [string[], string][] = [
+      [['merchant', 'update', '1', '--callback-url', 'https://other.example/cb', '--no-callback'], '--callback-url and --no-callback exclude each other'],
+      [['merchant', 'update', '1'], 'nothing to change: give at least one of --name, --callback-url, --no-callback, --sign-type, --enable, --disable'],
+      [['channel', 'update', '1'], 'nothing to change: give at least one of --name, --pay-methods, --service-rate'],
+    ];
+    for (const [argv, message] of refused) {
+      const r = await cli([...argv, '--data-dir', dir]);
+      expect([r.code, r.stdout, r.stderr.split('\n')[0]], argv.join(' ')).toEqual([2, '', expect.stringContaining(message)]);
+    }
+
     const list = await cli(['merchant', 'list', '--data-dir', dir, '--json']);
     const merchants = JSON.parse(list.stdout) as Record<string, unknown>[];
     expect(merchants).toHaveLength(1);
+    expect(merchants[0]).toMatchObject({ callback_url: 'https://shop.example/cb' });
     expect(list.stdout).not.toContain(merchant.api_secret as string);
 
     const human = await cli(['channel', 'list', '--data-dir', dir]);
