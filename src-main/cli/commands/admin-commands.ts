@@ -273,7 +273,7 @@ export const adminCommands: CommandDef[] = [
   }),
   defineCommand({
     name: 'channel link',
-    summary: 'link a channel to a merchant, optionally overriding its fee settings',
+    summary: "link (or re-link) a channel to a merchant; the link's fee overrides become exactly the ones given (none: the channel's own)",
     usage: 'channel link --merchant ID --channel ID [--service-rate R] [--passage-rate R] [--deposit-rate BP] [--base-rate BP]',
     options: { merchant: { type: 'string' }, channel: { type: 'string' }, ...FEE_OPTIONS },
     positionals: 0,

@@ -7,7 +7,9 @@ import { defineCommand, requiredOption, stringOption, UsageError } from '../comm
 export const signCommand = defineCommand({
   name: 'sign',
   summary: 'print the signature of a JSON request body read from stdin',
-  usage: "sign --secret S [--sign-type hmac-sha256|md5] [--query 'name=value&…'] < body.json",
+  usage:
+    "sign --secret S [--sign-type hmac-sha256|md5] [--query 'name=value&…'] < body.json\n" +
+    '  or set MERCHANT_CONSOLE_API_SECRET instead of --secret (keeps the secret out of ps and the shell history)',
   // --query: the URL's query string (as sent, URL-encoded), whose parameters are signed with the body's.
   options: { secret: { type: 'string' }, 'sign-type': { type: 'string' }, query: { type: 'string' } },
   positionals: 0,

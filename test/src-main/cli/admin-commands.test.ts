@@ -41,6 +41,10 @@ describe('admin CLI', () => {
 
     const link = await cli(['channel', 'link', '--merchant', '1', '--channel', '1', '--service-rate', '0.004', '--data-dir', dir, '--json']);
     expect(link.json()).toMatchObject({ merchant_id: 1, channel_id: 1, service_rate: '0.004', effective: { service_rate: '0.004', passage_rate: '-0.001' } });
+    // Re-linking replaces the overrides with exactly the ones given (docs/api.md): none → the channel's own.
+    const relinked = await cli(['channel', 'link', '--merchant', '1', '--channel', '1', '--data-dir', dir, '--json']);
+    expect(relinked.json()).toMatchObject({ service_rate: null, effective: { service_rate: expect.not.stringMatching(/^0\.004$/) } });
+    await cli(['channel', 'link', '--merchant', '1', '--channel', '1', '--service-rate', '0.004', '--data-dir', dir]);
 
     // Conflicting or missing changes were accepted ("merchant 1 updated", exit 0): --no-callback silently won.
     const refused: [string[], string][] = [
