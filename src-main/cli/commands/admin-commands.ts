@@ -105,7 +105,8 @@ const MERCHANT_UPDATE_OPTIONS = {
   disable: { type: 'boolean' },
 } as const;
 
-const CHANNEL_UPDATE_OPTIONS = {
+/** What `channel create` and `channel update` both set. */
+const CHANNEL_SETTING_OPTIONS = {
   name: { type: 'string' },
   'pay-methods': { type: 'string' },
   ...FEE_OPTIONS,
@@ -113,6 +114,10 @@ const CHANNEL_UPDATE_OPTIONS = {
   'min-amount': { type: 'string' },
   'max-amount': { type: 'string' },
   'config-json': { type: 'string' },
+} as const;
+
+const CHANNEL_UPDATE_OPTIONS = {
+  ...CHANNEL_SETTING_OPTIONS,
   enable: { type: 'boolean' },
   disable: { type: 'boolean' },
 } as const;
@@ -201,13 +206,7 @@ export const adminCommands: CommandDef[] = [
       '[--config-json JSON] [--disabled]',
     options: {
       category: { type: 'string' },
-      name: { type: 'string' },
-      'pay-methods': { type: 'string' },
-      ...FEE_OPTIONS,
-      ...TIMING_OPTIONS,
-      'min-amount': { type: 'string' },
-      'max-amount': { type: 'string' },
-      'config-json': { type: 'string' },
+      ...CHANNEL_SETTING_OPTIONS,
       disabled: { type: 'boolean' },
     },
     positionals: 0,

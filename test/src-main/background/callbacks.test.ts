@@ -20,6 +20,18 @@ function merchantWithCallback(service: MerchantConsoleService, url: string, sign
   return m;
 }
 
+/** A cancelled buy whose callback is due, with the dispatcher's errors collected. */
+async function failedBuyWithCallbackDue() {
+  const clock = manualClock(1_800_000_000);
+  const errors: unknown[] = [];
+  const service = testService({ clock, callbacks: { onError: (err) => errors.push(err) } });
+  const receiver = await startReceiver(() => ({ status: 200, body: 'success' }));
+  const m = merchantWithCallback(service, receiver.url);
+  const buy = newBuy(service, m);
+  service.services.sandbox.simulate(buy.order_no, 'fail');
+  return { clock, errors, service, receiver, m, buy };
+}
+
 function expectSigned(r: ReceivedCallback, secret: string, signType: 'md5' | 'hmac-sha256') {
   expect(Object.keys(r.fields).sort()).toEqual([...FIELDS].sort());
   expect(verifySignature(r.fields, r.fields.signature!, secret, signType)).toBe(true);
@@ -210,13 +222,7 @@ describe('merchant callbacks', () => {
   });
 
   it('an attempt whose outcome cannot be logged (storage failure) is not re-sent at once, but after the first retry delay', async () => {
-    const clock = manualClock(1_800_000_000);
-    const errors: unknown[] = [];
-    const service = testService({ clock, callbacks: { onError: (err) => errors.push(err) } });
-    const receiver = await startReceiver(() => ({ status: 200, body: 'success' }));
-    const m = merchantWithCallback(service, receiver.url);
-    const buy = newBuy(service, m);
-    service.services.sandbox.simulate(buy.order_no, 'fail');
+    const { clock, errors, service, receiver, buy } = await failedBuyWithCallbackDue();
     // Stands in for a full disk or an I/O error at the moment the attempt is logged.
     service.db.exec(`CREATE TRIGGER attempts_fail BEFORE INSERT ON callback_attempts BEGIN SELECT RAISE(ABORT, 'simulated storage failure'); END`);
     const outcome = await Promise.race([service.work.runDue().then(() => 'done'), new Promise((r) => setTimeout(r, 5_000, 'still sending'))]);
@@ -238,13 +244,7 @@ describe('merchant callbacks', () => {
   });
 
   it('an attempt that fails before sending (a secret that cannot be opened) is held back too, not retried in a spin', async () => {
-    const clock = manualClock(1_800_000_000);
-    const errors: unknown[] = [];
-    const service = testService({ clock, callbacks: { onError: (err) => errors.push(err) } });
-    const receiver = await startReceiver(() => ({ status: 200, body: 'success' }));
-    const m = merchantWithCallback(service, receiver.url);
-    const buy = newBuy(service, m);
-    service.services.sandbox.simulate(buy.order_no, 'fail');
+    const { clock, errors, service, receiver, m, buy } = await failedBuyWithCallbackDue();
     const sealed = (service.db.prepare('SELECT api_secret_enc AS s FROM merchants WHERE id = ?').get(m.id) as { s: string }).s;
     service.db.prepare('UPDATE merchants SET api_secret_enc = ? WHERE id = ?').run("v1:AAAA", m.id);
     expect((await service.work.runDue()).callbackAttempts).toBe(0);
