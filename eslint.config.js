@@ -1,6 +1,10 @@
 import tseslint from 'typescript-eslint';
 import pluginVue from 'eslint-plugin-vue';
 
+const ELECTRON_RULE = { name: 'electron', message: 'Service code never imports electron; only src-main/desktop may.' };
+const DRIVER_MESSAGE = 'Database drivers stay in src-main/store: services and repositories go through the store API (src-main/store/store.ts).';
+const DRIVER_RULES = ['better-sqlite3', 'pg', 'pg-pool', 'pg-protocol'].map((name) => ({ name, message: DRIVER_MESSAGE }));
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'out/', 'dist/', 'release/', 'test-results/', 'coverage/', 'src-main/regions/data/', '**/*.d.ts'] },
   ...tseslint.configs.recommended,
@@ -25,12 +29,22 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'Service code never imports electron; only src-main/desktop may.' }] }],
+      'no-restricted-imports': ['error', { paths: [ELECTRON_RULE, ...DRIVER_RULES] }],
     },
   },
   {
+    // The store layer is the only place a database driver may be imported (services and repositories use the store API).
+    files: ['src-main/store/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: [ELECTRON_RULE] }] },
+  },
+  {
     // The desktop shell is the only place electron may be imported.
-    files: ['src-main/desktop/**', 'test/src-main/desktop/**', 'electron.vite.config.ts'],
+    files: ['src-main/desktop/**', 'electron.vite.config.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: DRIVER_RULES }] },
+  },
+  {
+    // Tests, benchmarks and scripts may reach the drivers (fault injection, reference servers, temp servers).
+    files: ['test/**', 'bench/**', 'scripts/**'],
     rules: { 'no-restricted-imports': 'off' },
   },
 );

@@ -1,6 +1,34 @@
 import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The integration suites that run on both engines: once in the `node`
+ * project on SQLite, once in `postgres` on a PostgreSQL server of their own
+ * (test/support/postgres-global-setup.ts; $MERCHANT_CONSOLE_TEST_DATABASE_URL
+ * to use yours). Suites only about PostgreSQL live in test/src-main/store/postgres/.
+ */
+export const BOTH_ENGINES = [
+  'test/src-main/http/merchant-api.test.ts',
+  'test/src-main/http/idempotency.test.ts',
+  'test/src-main/http/merchant-isolation.test.ts',
+  'test/src-main/http/channel-notify.test.ts',
+  'test/src-main/http/checkout.test.ts',
+  'test/src-main/http/console-routes.test.ts',
+  'test/src-main/http/sell-balance.test.ts',
+  'test/src-main/http/alpha-sell-regions.test.ts',
+  'test/src-main/http/bad-input.property.test.ts',
+  'test/src-main/services/**/*.test.ts',
+  'test/src-main/background/**/*.test.ts',
+  'test/src-main/console-api/console-contract.test.ts',
+  'test/src-main/repositories/**/*.test.ts',
+  'test/src-main/cli/admin-commands.test.ts',
+  'test/src-main/cli/money-commands.test.ts',
+  'test/src-main/cli/sandbox-commands.test.ts',
+  'test/src-main/cli/callback-commands.test.ts',
+  'test/src-main/cli/serve-crash.test.ts',
+  'test/src-main/store/store-api.test.ts',
+];
+
 export default defineConfig({
   test: {
     projects: [
@@ -8,9 +36,22 @@ export default defineConfig({
         test: {
           name: 'node',
           include: ['test/src-main/**/*.test.ts', 'test/src-shared/**/*.test.ts', 'test/scripts/**/*.test.ts', 'test/docs/**/*.test.ts', 'test/bench/**/*.test.ts'],
+          exclude: ['test/src-main/store/postgres/**'],
           environment: 'node',
           testTimeout: 20_000,
           hookTimeout: 30_000,
+        },
+      },
+      {
+        // The same integration suites on PostgreSQL, plus what only PostgreSQL has (several instances, its engine).
+        test: {
+          name: 'postgres',
+          include: [...BOTH_ENGINES, 'test/src-main/store/postgres/**/*.test.ts'],
+          environment: 'node',
+          env: { MERCHANT_CONSOLE_TEST_ENGINE: 'postgres' },
+          globalSetup: ['test/support/postgres-global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
         },
       },
       {

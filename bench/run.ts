@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { computeSignature } from '../src-shared/client/sign';
 import { databasePath } from '../src-main/store/data-dir';
-import { openDatabase } from '../src-main/store/database';
+import { openSqliteStore } from '../src-main/store/sqlite/sqlite-store';
 import { MASTER_KEY_FILE } from '../src-main/crypto/secret-box';
 import { buildCliBundle } from '../scripts/build-cli';
 import { loadAverage, rssOf, sampleRss, startListeningChild, type RunningChild } from './lib/processes';
@@ -64,7 +64,7 @@ function log(line: string): void {
 
 // ---------------------------------------------------------------- data
 
-function prepareDatabase(): { runDir: string; manifest: SeedManifest } {
+async function prepareDatabase(): Promise<{ runDir: string; manifest: SeedManifest }> {
   const key = `o${opts.orders}-m${opts.merchants}-d${opts.days}-s${opts.seed}`;
   const templateDir = path.join(dataRoot, `template-${key}`);
   let manifest = readManifest(templateDir);
@@ -72,7 +72,7 @@ function prepareDatabase(): { runDir: string; manifest: SeedManifest } {
     fs.rmSync(templateDir, { recursive: true, force: true });
     fs.mkdirSync(templateDir, { recursive: true });
     log(`seeding ${opts.orders} orders over ${opts.merchants} merchants and ${opts.days} days into ${path.relative(root, templateDir)} …`);
-    manifest = seedBenchDatabase({
+    manifest = await seedBenchDatabase({
       dataDir: templateDir,
       orders: Number(opts.orders),
       merchants: Number(opts.merchants),
@@ -85,9 +85,12 @@ function prepareDatabase(): { runDir: string; manifest: SeedManifest } {
   // Bring the template to the current schema (what an upgrade would do),
   // outside any measurement; closing checkpoints the WAL into the file.
   // Statistics from older seeders go: a service database has none.
-  const template = openDatabase(databasePath(templateDir));
-  template.exec('DROP TABLE IF EXISTS sqlite_stat4; DROP TABLE IF EXISTS sqlite_stat1;');
-  template.close();
+  const template = await openSqliteStore({ file: databasePath(templateDir) });
+  await template.write(async (tx) => {
+    await tx.run('DROP TABLE IF EXISTS sqlite_stat4');
+    await tx.run('DROP TABLE IF EXISTS sqlite_stat1');
+  });
+  await template.close();
   const runDir = path.join(dataRoot, 'run');
   fs.rmSync(runDir, { recursive: true, force: true });
   fs.mkdirSync(runDir, { recursive: true, mode: 0o700 });
@@ -280,7 +283,7 @@ async function main(): Promise<void> {
   log(`load average before: ${loadAverage()}`);
   const bundle = await buildCliBundle();
   log(`bundle: ${path.relative(root, bundle.file)}`);
-  const { runDir, manifest } = prepareDatabase();
+  const { runDir, manifest } = await prepareDatabase();
   const only = opts.only ? new Set(opts.only.split(',')) : undefined;
   const list = scenarios(manifest).filter((s) => !only || only.has(s.name));
 

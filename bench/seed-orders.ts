@@ -12,7 +12,9 @@
  * src-main/ledger/posting-rules.ts), the jobs still due, and the merchants'
  * cached balances equal to their ledger sums. Each merchant starts with an
  * operator adjustment (the real ledger service) that covers every sell.
- * The order_counts triggers run as usual.
+ * The order_counts triggers run as usual. SQLite only: the merchants go
+ * through the service on the data dir's store, the orders through a raw
+ * better-sqlite3 connection on its file (the store API has no bulk mode).
  *
  * Deterministic: a seeded PRNG drives everything except the merchants'
  * random API keys and secrets (the manifest records them).
@@ -22,13 +24,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import BetterSqlite3 from 'better-sqlite3';
 import { computeBuyFees, computeSellFees, type FeeSettings } from '../src-shared/fees';
 import { ORDER_TYPE, type OrderStatus, type PayMethod } from '../src-shared/constants';
 import type { TransitionSource } from '../src-shared/order-state-machine';
 import { isMerchantAccount, orderPostings, type LedgerKind } from '../src-main/ledger/posting-rules';
+import { checkoutUrl } from '../src-main/channels/sandbox-driver';
 import { openService } from '../src-main/service';
-import { effectiveFees } from '../src-main/services/channel-service';
 import type { Clock } from '../src-main/services/context';
+import { databasePath } from '../src-main/store/data-dir';
 
 export interface SeedOptions {
   dataDir: string;
@@ -96,29 +100,31 @@ function payTokenFrom(rnd: () => number): string {
 /** Opening balance of every seeded merchant: 100,000,000.00 CNY, more than all its sells. */
 export const OPENING_BALANCE_FEN = 10_000_000_000;
 
-export function seedBenchDatabase(options: SeedOptions): SeedManifest {
-  const started = Date.now();
-  const log = options.log ?? (() => {});
-  const now = options.now ?? Math.floor(Date.now() / 1000);
-  const from = now - options.days * 86_400;
-  const rnd = createPrng(options.seed);
-  // Merchants and channels are "created" at the start of the period.
-  const clock: Clock = { now: () => from };
-  const service = openService({ dataDir: options.dataDir, clock });
-  const { db } = service;
+interface MerchantSetup {
+  id: number;
+  channelIds: number[];
+  fees: FeeSettings[];
+  settleDelay: number[];
+  payees: Map<PayMethod, { id: number; snapshot: string; customer: string }>;
+}
+
+/** The merchants, their channels, links, settlement accounts and opening balances, through the real services. */
+async function seedMerchants(options: SeedOptions, clock: Clock) {
+  const service = await openService({ dataDir: options.dataDir, clock });
   try {
-    if ((db.prepare('SELECT count(*) AS n FROM merchants').get() as { n: number }).n > 0) {
-      throw new Error(`${options.dataDir} already holds data; seed an empty data dir`);
-    }
-    const { merchants, channels, paymentMethods } = service.services;
-    const credentials: SeededMerchantCredentials[] = [];
-    const merchantSetup: { id: number; channelIds: number[]; fees: FeeSettings[]; settleDelay: number[]; payees: Map<PayMethod, { id: number; snapshot: string; customer: string }> }[] = [];
-    db.transaction(() => {
+    const { merchants, channels, paymentMethods, ledger } = service.services;
+    const seeded = await service.store.write(async (tx) => {
+      if ((await tx.get<{ n: number }>('SELECT count(*) AS n FROM merchants'))!.n > 0) {
+        throw new Error(`${options.dataDir} already holds data; seed an empty data dir`);
+      }
+      const credentials: SeededMerchantCredentials[] = [];
+      const merchantSetup: MerchantSetup[] = [];
+      const balances = new Map<number, { available: number; frozen: number; deposit: number }>();
       for (let m = 1; m <= options.merchants; m++) {
-        const merchant = merchants.create({ name: `Bench Merchant ${m}`, sign_type: 'hmac-sha256', callback_url: null });
+        const merchant = await merchants.create(tx, { name: `Bench Merchant ${m}`, sign_type: 'hmac-sha256', callback_url: null });
         const ids = { alpha: 0, beta: 0, gamma: 0 };
         for (const category of ['alpha', 'beta', 'gamma'] as const) {
-          const c = channels.create({
+          const c = await channels.create(tx, {
             category,
             name: `Bench ${m} ${category}`,
             pay_methods: PAY_METHODS_ALL,
@@ -132,7 +138,7 @@ export function seedBenchDatabase(options: SeedOptions): SeedManifest {
             settle_delay: category === 'gamma' ? 86_400 : 0,
             payout_delay: 5,
           });
-          channels.link({ merchant_id: merchant.id, channel_id: c.id });
+          await channels.link(tx, { merchant_id: merchant.id, channel_id: c.id });
           ids[category] = c.id;
         }
         const payees = new Map<PayMethod, { id: number; snapshot: string; customer: string }>();
@@ -142,20 +148,45 @@ export function seedBenchDatabase(options: SeedOptions): SeedManifest {
           { kind: 'wxpay', card_number: `wxid_bench_${m}` },
         ];
         for (const a of accounts) {
-          const pm = paymentMethods.add({ merchant_id: merchant.id, real_name: `商户${m}`, ...a });
+          const pm = await paymentMethods.add(tx, { merchant_id: merchant.id, real_name: `商户${m}`, ...a });
           const snapshot = { bank: pm.bank, sub_bank: pm.sub_bank, card_number: pm.card_number, real_name: pm.real_name };
           const fullInfo = [snapshot.real_name, snapshot.bank, snapshot.sub_bank, snapshot.card_number].filter((s) => s.length > 0).join(' ');
           payees.set(a.kind, { id: pm.id, snapshot: JSON.stringify(snapshot), customer: JSON.stringify({ ...snapshot, full_info: fullInfo }) });
         }
         const channelIds = [ids.alpha, ids.beta, ids.gamma];
-        const fees = channelIds.map((cid) => effectiveFees(service.ctx.repos.channels.findLinked(merchant.id, cid)!));
+        // The fees an order on each link gets (link overrides over the channel's own).
+        const fees: FeeSettings[] = [];
+        for (const cid of channelIds) fees.push((await channels.resolveForOrder(tx, merchant.id, cid, 'bank')).fees);
         merchantSetup.push({ id: merchant.id, channelIds, fees, settleDelay: [0, 0, 86_400], payees });
-        service.services.ledger.adjust(merchant.id, OPENING_BALANCE_FEN, 'benchmark opening balance');
+        await ledger.adjust(tx, merchant.id, OPENING_BALANCE_FEN, 'benchmark opening balance');
+        balances.set(merchant.id, { ...(await ledger.balances(tx, merchant.id)) });
         credentials.push({ id: merchant.id, api_key: merchant.api_key, api_secret: merchant.api_secret, channels: ids });
       }
-    })();
-    log(`seeded ${options.merchants} merchants with 3 channels each`);
+      return { credentials, merchantSetup, balances };
+    });
+    // Where a service that never listened sends payers: what createOrder would store as pay_url.
+    return { ...seeded, publicUrl: service.publicUrl() };
+  } finally {
+    await service.close();
+  }
+}
 
+export async function seedBenchDatabase(options: SeedOptions): Promise<SeedManifest> {
+  const started = Date.now();
+  const log = options.log ?? (() => {});
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+  const from = now - options.days * 86_400;
+  const rnd = createPrng(options.seed);
+  // Merchants and channels are "created" at the start of the period.
+  const clock: Clock = { now: () => from };
+  // Balances move in JS and are written once at the end (the cache must equal the ledger).
+  const { credentials, merchantSetup, balances, publicUrl } = await seedMerchants(options, clock);
+  log(`seeded ${options.merchants} merchants with 3 channels each`);
+
+  const db = new BetterSqlite3(databasePath(options.dataDir));
+  let schemaVersion: number;
+  let sampleOrders: Record<string, string[]>;
+  try {
     // Order times: sorted, so the (merchant, time) indexes grow at their ends.
     const times = new Float64Array(options.orders);
     for (let i = 0; i < options.orders; i++) times[i] = from + Math.floor(rnd() * (now - from));
@@ -191,8 +222,8 @@ export function seedBenchDatabase(options: SeedOptions): SeedManifest {
       `INSERT INTO orders (order_no, merchant_id, channel_id, order_type, status, pay_method, cny_amount, service_rate,
          passage_rate, deposit_rate, base_rate, service_amount, passage_amount, deposit_amount, channel_amount,
          merchant_actual_amount, customer_name, payment_method_id, payment_method_snapshot, customer_payment_method,
-         alpha_data_enc, pay_token, expires_at, createtime, updatetime)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)`,
+         alpha_data_enc, pay_token, pay_url, expires_at, createtime, updatetime)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)`,
     );
     const insertTransition = db.prepare(
       'INSERT INTO order_transitions (order_id, from_status, to_status, source, reason, createtime) VALUES (?, ?, ?, ?, ?, ?)',
@@ -203,8 +234,6 @@ export function seedBenchDatabase(options: SeedOptions): SeedManifest {
     const PAY_TIMEOUT = 1800;
     const PAYOUT_DELAY = 5;
 
-    // Balances move in JS and are written once at the end (the cache must equal the ledger).
-    const balances = new Map(merchantSetup.map((m) => [m.id, { ...service.services.ledger.balances(m.id) }]));
     const samples: Record<string, string[]> = {};
     const BATCH = 50_000;
     const secondaryIndexes = dropSecondaryIndexes(db, ['orders', 'order_transitions', 'ledger_transactions', 'ledger_entries', 'order_jobs']);
@@ -253,6 +282,7 @@ export function seedBenchDatabase(options: SeedOptions): SeedManifest {
           const status = steps.length > 0 ? steps[steps.length - 1]![2] : 'pending';
           const updatetime = steps.length > 0 ? steps[steps.length - 1]![0] : createtime;
           const payee = orderType === 2 ? m.payees.get(payMethod)! : undefined;
+          const payToken = orderType === 1 ? payTokenFrom(rnd) : null;
           const params = [
             '',
             m.id,
@@ -274,7 +304,8 @@ export function seedBenchDatabase(options: SeedOptions): SeedManifest {
             payee?.id ?? null,
             payee?.snapshot ?? null,
             payee?.customer ?? null,
-            orderType === 1 ? payTokenFrom(rnd) : null,
+            payToken,
+            payToken ? checkoutUrl(publicUrl, payToken) : null,
             orderType === 1 ? createtime + PAY_TIMEOUT : null,
             createtime,
             updatetime,
@@ -320,8 +351,6 @@ export function seedBenchDatabase(options: SeedOptions): SeedManifest {
     db.transaction(() => {
       for (const [merchantId, b] of balances) setBalance.run(b.available, b.frozen, b.deposit, now, merchantId);
     })();
-    const problems = service.services.ledger.audit();
-    if (problems.length > 0) throw new Error(`seeded ledger inconsistent: ${problems.slice(0, 5).join('; ')}`);
     db.pragma('foreign_keys = ON');
     const orphans = db.prepare('PRAGMA foreign_key_check(orders)').all();
     if (orphans.length > 0) throw new Error(`seeded orders break ${orphans.length} foreign keys`);
@@ -330,22 +359,32 @@ export function seedBenchDatabase(options: SeedOptions): SeedManifest {
     // (compiled into better-sqlite3) every statement whose plan could depend on
     // a bound value is re-prepared on each new binding (docs/benchmarks.md).
     db.pragma('wal_checkpoint(TRUNCATE)');
-    const manifest: SeedManifest = {
-      orders: options.orders,
-      merchants: options.merchants,
-      days: options.days,
-      seed: options.seed,
-      now,
-      schema_version: db.pragma('user_version', { simple: true }) as number,
-      seconds: (Date.now() - started) / 1000,
-      merchant_credentials: credentials,
-      sample_orders: samples,
-    };
-    fs.writeFileSync(path.join(options.dataDir, MANIFEST_FILE), JSON.stringify(manifest, null, 1), { mode: 0o600 });
-    return manifest;
+    schemaVersion = db.pragma('user_version', { simple: true }) as number;
+    sampleOrders = samples;
   } finally {
-    service.close();
+    db.close();
   }
+  // The ledger as the service's own audit sees it.
+  const check = await openService({ dataDir: options.dataDir, clock });
+  try {
+    const problems = await check.store.read((tx) => check.services.ledger.audit(tx));
+    if (problems.length > 0) throw new Error(`seeded ledger inconsistent: ${problems.slice(0, 5).join('; ')}`);
+  } finally {
+    await check.close();
+  }
+  const manifest: SeedManifest = {
+    orders: options.orders,
+    merchants: options.merchants,
+    days: options.days,
+    seed: options.seed,
+    now,
+    schema_version: schemaVersion,
+    seconds: (Date.now() - started) / 1000,
+    merchant_credentials: credentials,
+    sample_orders: sampleOrders,
+  };
+  fs.writeFileSync(path.join(options.dataDir, MANIFEST_FILE), JSON.stringify(manifest, null, 1), { mode: 0o600 });
+  return manifest;
 }
 
 /**
@@ -382,7 +421,7 @@ async function main(): Promise<void> {
     },
   });
   if (!values['data-dir']) throw new Error('--data-dir is required');
-  const manifest = seedBenchDatabase({
+  const manifest = await seedBenchDatabase({
     dataDir: path.resolve(values['data-dir']),
     orders: Number(values.orders),
     merchants: Number(values.merchants),

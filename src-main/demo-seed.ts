@@ -17,34 +17,38 @@ export interface DemoSeed {
 /** 10,000.00 CNY. */
 export const DEMO_OPENING_BALANCE_FEN = 1_000_000;
 
-export function isEmptyStore(service: MerchantConsoleService): boolean {
-  return service.services.merchants.list().length === 0 && service.services.channels.list().length === 0;
+export async function isEmptyStore(service: MerchantConsoleService): Promise<boolean> {
+  return service.store.read(async (tx) => (await service.services.merchants.list(tx)).length === 0 && (await service.services.channels.list(tx)).length === 0);
 }
 
-export function seedDemo(service: MerchantConsoleService): DemoSeed {
-  const { merchants, channels, paymentMethods } = service.services;
-  return service.db.transaction(() => {
-    const merchant = merchants.create({ name: 'Demo Merchant', sign_type: 'hmac-sha256', callback_url: null });
-    const created = (['alpha', 'beta', 'gamma'] as const).map((category) =>
-      channels.create({
-        category,
-        name: `Sandbox ${category}`,
-        pay_methods: ['wxpay', 'alipay', 'bank'],
-        driver: 'sandbox',
-        service_rate: '0.006',
-        passage_rate: category === 'gamma' ? '-0.001' : '0.002',
-        deposit_rate: 50,
-        base_rate: 30,
-        min_amount: 100,
-        max_amount: 5_000_000,
-      }),
-    );
-    for (const c of created) channels.link({ merchant_id: merchant.id, channel_id: c.id });
-    paymentMethods.add({ merchant_id: merchant.id, kind: 'bank', bank: '中国工商银行', sub_bank: '北京朝阳支行', card_number: '6222020200112233445', real_name: '演示商户' });
-    paymentMethods.add({ merchant_id: merchant.id, kind: 'alipay', card_number: 'demo-merchant@example.com', real_name: '演示商户' });
-    paymentMethods.add({ merchant_id: merchant.id, kind: 'wxpay', card_number: 'wxid_demo_merchant', real_name: '演示商户' });
+/** One unit of work: the demo is there entirely or not at all. */
+export function seedDemo(service: MerchantConsoleService): Promise<DemoSeed> {
+  const { merchants, channels, paymentMethods, ledger } = service.services;
+  return service.store.write(async (tx) => {
+    const merchant = await merchants.create(tx, { name: 'Demo Merchant', sign_type: 'hmac-sha256', callback_url: null });
+    const created: ChannelAdminView[] = [];
+    for (const category of ['alpha', 'beta', 'gamma'] as const) {
+      created.push(
+        await channels.create(tx, {
+          category,
+          name: `Sandbox ${category}`,
+          pay_methods: ['wxpay', 'alipay', 'bank'],
+          driver: 'sandbox',
+          service_rate: '0.006',
+          passage_rate: category === 'gamma' ? '-0.001' : '0.002',
+          deposit_rate: 50,
+          base_rate: 30,
+          min_amount: 100,
+          max_amount: 5_000_000,
+        }),
+      );
+    }
+    for (const c of created) await channels.link(tx, { merchant_id: merchant.id, channel_id: c.id });
+    await paymentMethods.add(tx, { merchant_id: merchant.id, kind: 'bank', bank: '中国工商银行', sub_bank: '北京朝阳支行', card_number: '6222020200112233445', real_name: '演示商户' });
+    await paymentMethods.add(tx, { merchant_id: merchant.id, kind: 'alipay', card_number: 'demo-merchant@example.com', real_name: '演示商户' });
+    await paymentMethods.add(tx, { merchant_id: merchant.id, kind: 'wxpay', card_number: 'wxid_demo_merchant', real_name: '演示商户' });
     // An operator adjustment like any other: a ledger transaction with its reason.
-    service.services.ledger.adjust(merchant.id, DEMO_OPENING_BALANCE_FEN, 'demo opening balance');
+    await ledger.adjust(tx, merchant.id, DEMO_OPENING_BALANCE_FEN, 'demo opening balance');
     return { merchant, channels: created, openingBalance: DEMO_OPENING_BALANCE_FEN };
-  })();
+  });
 }

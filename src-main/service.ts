@@ -2,20 +2,24 @@
  * The service, assembled: store, secrets, repositories and services. Used
  * the same way by `merchant-console serve`, the CLI, tests, benchmarks and
  * the desktop main process (which passes its own master-key store and the
- * Electron build of better-sqlite3).
+ * Electron build of better-sqlite3). The store is SQLite in the data dir,
+ * or PostgreSQL when a database URL is given (team deployments).
  */
-import type { Database } from 'better-sqlite3';
+import os from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { createSecretBox, fileMasterKeyStore, type MasterKeyStore } from './crypto/secret-box';
+import { verifyMasterKey } from './crypto/key-check';
 import { databasePath, ensureDataDir } from './store/data-dir';
-import { openDatabase } from './store/database';
-import { createWriteQueue, type WriteQueue } from './store/write-queue';
-import { createRepositories, createWorkSignal, systemClock, type Clock, type ServiceContext } from './services/context';
+import { openStore } from './store/open-store';
+import type { ReadTx, Store } from './store/store';
+import { createRepositories, createWorkSignal, systemClock, type Clock } from './services/context';
 import { createMerchantService } from './services/merchant-service';
 import { createChannelService } from './services/channel-service';
 import { createPaymentMethodService } from './services/payment-method-service';
 import { createOrderService, type AlphaRegionCheck } from './services/order-service';
 import { createRequestAuthService } from './services/request-auth-service';
-import { createSettingsService } from './services/settings-service';
+import { callbackUrlPolicyOf, createSettingsService } from './services/settings-service';
+import { endpointOfUrl, type ListenerEndpoint } from './callbacks/callback-url-policy';
 import { createConsoleAuthService } from './services/console-auth-service';
 import { createOrderReportService } from './services/order-report-service';
 import { createRegionService } from './regions/region-service';
@@ -32,38 +36,72 @@ import { createIdempotencyService } from './services/idempotency-service';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../src-shared/constants';
 
 export interface ServiceOptions {
+  /** The data dir: the SQLite store (unless databaseUrl), the default master key file, service.json. */
   dataDir: string;
+  /** postgres://… selects PostgreSQL instead of the data dir's SQLite file. */
+  databaseUrl?: string | undefined;
   clock?: Clock;
+  /** Default: master.key in the data dir. */
   masterKeyStore?: MasterKeyStore;
   /** Path of a better-sqlite3 native binding (the desktop's Electron build). */
-  nativeBinding?: string;
+  nativeBinding?: string | undefined;
   /** Overrides the alpha card region check; by default the committed region data's. */
   alphaRegions?: AlphaRegionCheck;
   /** Callback delivery tuning (pool size, timeout; tests). */
   callbacks?: CallbackDispatcherOptions;
+  /** Names this process in claims on background work (default host/pid/random). */
+  instanceId?: string;
+  /** PostgreSQL pool size. */
+  poolSize?: number;
+  /** How long a claim on background work holds before another instance may take it over (docs/deployment.md). */
+  claimSeconds?: number;
 }
 
-export function openService(options: ServiceOptions) {
+export function newInstanceId(): string {
+  return `${os.hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
+}
+
+export async function openService(options: ServiceOptions) {
   ensureDataDir(options.dataDir);
-  const db: Database = openDatabase(databasePath(options.dataDir), options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
+  const store: Store = await openStore(
+    options.databaseUrl
+      ? { kind: 'postgres', url: options.databaseUrl, poolSize: options.poolSize }
+      : { kind: 'sqlite', file: databasePath(options.dataDir), nativeBinding: options.nativeBinding },
+  );
+  try {
+    return await assemble(store, options);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
+
+async function assemble(store: Store, options: ServiceOptions) {
   const keyStore = options.masterKeyStore ?? fileMasterKeyStore(options.dataDir);
-  let publicUrl = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
-  const ctx: ServiceContext = {
-    db,
-    clock: options.clock ?? systemClock,
-    secretBox: createSecretBox(keyStore.loadOrCreate()),
-    repos: createRepositories(db),
-    publicUrl: () => publicUrl,
-    workSignal: createWorkSignal(),
-  };
-  const merchants = createMerchantService(ctx);
-  const channels = createChannelService(ctx);
-  const paymentMethods = createPaymentMethodService(ctx);
+  const secretBox = createSecretBox(keyStore.loadOrCreate());
+  const repos = createRepositories();
+  await verifyMasterKey(store, secretBox, repos);
+
+  let publicUrlValue = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
+  const publicUrl = () => publicUrlValue;
+  const clock = options.clock ?? systemClock;
+  const workSignal = createWorkSignal();
+  const instanceId = options.instanceId ?? newInstanceId();
+  let ownListeners: ListenerEndpoint[] = [];
+  const callbackPolicy = (tx: ReadTx) => callbackUrlPolicyOf(tx, repos.settings, ownListeners);
+
+  const merchants = createMerchantService({ clock, secretBox, merchants: repos.merchants, callbackPolicy });
+  const channels = createChannelService({ clock, secretBox, channels: repos.channels, merchants: repos.merchants });
+  const paymentMethods = createPaymentMethodService({ clock, secretBox, paymentMethods: repos.paymentMethods, merchants: repos.merchants });
   const regions = createRegionService();
-  const ledger = createLedgerService(ctx);
-  const lifecycle = createOrderLifecycleService(ctx, { ledger });
-  const drivers = createChannelDrivers(ctx, channels.config);
-  const orders = createOrderService(ctx, {
+  const ledger = createLedgerService({ clock, ledger: repos.ledger, merchants: repos.merchants });
+  const lifecycle = createOrderLifecycleService({ clock, workSignal, orders: repos.orders, lifecycle: repos.lifecycle, channels: repos.channels, ledger });
+  const drivers = createChannelDrivers({ clock, publicUrl, config: channels.config });
+  const orders = createOrderService({
+    clock,
+    secretBox,
+    publicUrl,
+    orders: repos.orders,
     channels,
     paymentMethods,
     alphaRegions: options.alphaRegions ?? regions.alphaCheck,
@@ -71,27 +109,81 @@ export function openService(options: ServiceOptions) {
     lifecycle,
     drivers,
   });
-  const callbacks = createCallbackService(ctx, { merchants });
-  const orderReports = createOrderReportService(ctx, { ledger, lifecycle, callbacks });
-  // Every status change after creation queues a merchant callback, in the change's own transaction.
-  lifecycle.onTransition((order) => callbacks.enqueue(order, 'transition'));
-  const idempotency = createIdempotencyService(ctx);
-  const orderAdmin = createOrderAdminService(ctx, { ledger, lifecycle, callbacks, idempotency });
-  const requestAuth = createRequestAuthService(ctx, merchants);
-  const settings = createSettingsService(ctx);
-  const consoleAuth = createConsoleAuthService(ctx);
-  const writeQueue: WriteQueue = createWriteQueue(db);
+  const callbacks = createCallbackService({
+    clock,
+    workSignal,
+    callbacks: repos.callbacks,
+    merchants: repos.merchants,
+    orders: repos.orders,
+    merchantService: merchants,
+  });
+  const orderReports = createOrderReportService({
+    clock,
+    publicUrl,
+    store,
+    orders: repos.orders,
+    channels: repos.channels,
+    orderStats: repos.orderStats,
+    callbacks,
+    ledger,
+    lifecycle,
+  });
+  // Every status change after creation queues a merchant callback, in the change's own unit of work.
+  lifecycle.onTransition(async (tx, order) => {
+    await callbacks.enqueue(tx, order, 'transition');
+  });
+  const idempotency = createIdempotencyService({ clock, idempotency: repos.idempotency });
+  const orderAdmin = createOrderAdminService({
+    publicUrl,
+    orders: repos.orders,
+    merchants: repos.merchants,
+    channels: repos.channels,
+    ledger,
+    lifecycle,
+    callbacks,
+    idempotency,
+  });
+  const requestAuth = createRequestAuthService({ clock, nonces: repos.nonces, merchants });
+  const settings = createSettingsService({ settings: repos.settings });
+  const consoleAuth = createConsoleAuthService({ clock, consoleAuth: repos.consoleAuth });
   // Channels, their notifications and the work the service does on its own (docs/order-lifecycle.md).
-  const channelNotify = createChannelNotifyService(ctx, { drivers, lifecycle });
-  const sandbox = createSandboxService(ctx, { drivers, notify: channelNotify });
-  const work = createServiceWork(ctx, { drivers, lifecycle, callbacks, write: (fn) => writeQueue.run(fn), callbackOptions: options.callbacks });
+  const channelNotify = createChannelNotifyService({ clock, channels: repos.channels, orders: repos.orders, nonces: repos.nonces, drivers, lifecycle });
+  const sandbox = createSandboxService({
+    orders: repos.orders,
+    merchants: repos.merchants,
+    transitions: repos.lifecycle,
+    channels,
+    drivers,
+    notify: channelNotify,
+  });
+  const work = createServiceWork({
+    store,
+    clock,
+    instanceId,
+    orders: repos.orders,
+    channels: repos.channels,
+    merchants: repos.merchants,
+    jobs: repos.lifecycle,
+    callbackRepo: repos.callbacks,
+    clusterLocks: repos.clusterLocks,
+    drivers,
+    lifecycle,
+    callbacks,
+    requestAuth,
+    consoleAuth,
+    idempotency,
+    callbackOptions: options.callbacks,
+    claimSeconds: options.claimSeconds,
+    callbackPolicy,
+  });
 
-  let closed = false;
+  let closed: Promise<void> | null = null;
   return {
     dataDir: options.dataDir,
-    ctx,
-    db,
-    writeQueue,
+    store,
+    clock,
+    instanceId,
+    workSignal,
     services: {
       merchants,
       channels,
@@ -111,19 +203,24 @@ export function openService(options: ServiceOptions) {
       idempotency,
     },
     drivers,
-    /** Scheduled work (expiry, payouts, settlement): `work.runDue()`; timers in background/background-work.ts. */
+    /** Scheduled work (expiry, payouts, settlement, callbacks): `work.runDue()`; timers in background/background-work.ts. */
     work,
-    /** Where pay pages and links point; set by the listener once it knows its address. */
+    /** Where pay pages and links point. */
+    publicUrl,
+    /** Set by the listener once it knows its address. */
     setPublicUrl(url: string): void {
-      publicUrl = url.replace(/\/+$/, '');
+      publicUrlValue = url.replace(/\/+$/, '');
     },
-    close(): void {
-      if (closed) return;
-      closed = true;
-      writeQueue.flush();
-      db.close();
+    /** Where this service answers (its listener, its public URL): callbacks never go there. */
+    setOwnListeners(urls: readonly string[]): void {
+      ownListeners = urls.map(endpointOfUrl).filter((e) => e !== null);
+    },
+    /** Closes the store after the units of work under way. */
+    close(): Promise<void> {
+      closed ??= store.close();
+      return closed;
     },
   };
 }
-export type MerchantConsoleService = ReturnType<typeof openService>;
+export type MerchantConsoleService = Awaited<ReturnType<typeof openService>>;
 export type Services = MerchantConsoleService['services'];

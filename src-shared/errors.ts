@@ -3,56 +3,36 @@
  * reaches a client (HTTP envelope, IPC, CLI) is an AppError; the HTTP status
  * is derived from the code here and nowhere else.
  */
+/** Meanings: `meaningByCode` below. */
 export const ErrorCode = {
-  /** A parameter is missing, has the wrong type, or breaks a rule. */
   VALIDATION: 1001,
-  /** The body is not well-formed JSON (syntax, duplicate keys, nesting). */
   MALFORMED_JSON: 1002,
-  /** The body is JSON but not an object. */
   BODY_NOT_OBJECT: 1003,
-  /** A parameter is present both in the body and the query string. */
   PARAMETER_CONFLICT: 1004,
-  /** Content-Type is not application/json. */
   UNSUPPORTED_MEDIA_TYPE: 1005,
-  /** Body larger than the listener's limit. */
   BODY_TOO_LARGE: 1006,
-  /** Request line and headers larger than the HTTP parser accepts (16 KiB). */
   HEADERS_TOO_LARGE: 1007,
-  /** Not a well-formed HTTP request (the parser refused it before routing). */
   MALFORMED_REQUEST: 1008,
-  /** An authentication parameter is missing or malformed. */
   AUTH_MISSING: 2001,
-  /** No enabled merchant has this api_key. */
   AUTH_UNKNOWN_KEY: 2002,
-  /** The signature does not match. */
   AUTH_BAD_SIGNATURE: 2003,
-  /** timestamp is too far from the server clock. */
   AUTH_STALE_TIMESTAMP: 2004,
-  /** The (api_key, nonce) pair was used before. */
   AUTH_NONCE_REUSED: 2005,
-  /** Console session missing, expired or revoked. */
   AUTH_CONSOLE_SESSION: 2006,
-  /** A console call from a foreign origin or frame (cross-site browser request, IPC from a non-console frame). */
   FOREIGN_ORIGIN: 2007,
-  /** The resource does not exist (or belongs to someone else). */
+  PERMISSION_DENIED: 2008,
+  SIGN_IN_FAILED: 2009,
+  SIGN_IN_THROTTLED: 2010,
   NOT_FOUND: 3001,
-  /** The request conflicts with the current state of a resource. */
   CONFLICT: 4001,
-  /** The merchant's available balance does not cover the sell order. */
   INSUFFICIENT_BALANCE: 4002,
-  /** An Idempotency-Key was reused with different parameters. */
   IDEMPOTENCY_MISMATCH: 4003,
-  /** The order's state machine refuses this transition. */
   ILLEGAL_TRANSITION: 4004,
-  /** Too many requests from this api_key or address. */
+  WITHDRAWAL_HELD: 4005,
   RATE_LIMITED: 4290,
-  /** The payment channel refused or failed. */
   CHANNEL_FAILURE: 5020,
-  /** Anything unexpected; never carries internal details. */
   INTERNAL: 5000,
-  /** The service is shutting down or not ready. */
   UNAVAILABLE: 5030,
-  /** The store cannot take the write (disk full, read-only, I/O error): nothing was stored. */
   STORAGE_UNAVAILABLE: 5031,
 } as const;
 
@@ -74,11 +54,15 @@ const httpStatusByCode: Record<ErrorCode, number> = {
   [ErrorCode.AUTH_NONCE_REUSED]: 401,
   [ErrorCode.AUTH_CONSOLE_SESSION]: 401,
   [ErrorCode.FOREIGN_ORIGIN]: 403,
+  [ErrorCode.PERMISSION_DENIED]: 403,
+  [ErrorCode.SIGN_IN_FAILED]: 401,
+  [ErrorCode.SIGN_IN_THROTTLED]: 429,
   [ErrorCode.NOT_FOUND]: 404,
   [ErrorCode.CONFLICT]: 409,
   [ErrorCode.INSUFFICIENT_BALANCE]: 409,
   [ErrorCode.IDEMPOTENCY_MISMATCH]: 409,
   [ErrorCode.ILLEGAL_TRANSITION]: 409,
+  [ErrorCode.WITHDRAWAL_HELD]: 202,
   [ErrorCode.RATE_LIMITED]: 429,
   [ErrorCode.CHANNEL_FAILURE]: 502,
   [ErrorCode.INTERNAL]: 500,
@@ -88,6 +72,53 @@ const httpStatusByCode: Record<ErrorCode, number> = {
 
 export function httpStatusOf(code: ErrorCode): number {
   return httpStatusByCode[code];
+}
+
+/** What each code means; the API reference (OpenAPI document) lists code, HTTP status and meaning. */
+const meaningByCode: Record<ErrorCode, string> = {
+  [ErrorCode.VALIDATION]: 'A parameter is missing, has the wrong type, or breaks a rule.',
+  [ErrorCode.MALFORMED_JSON]: 'The body is not well-formed JSON (syntax, duplicate keys, nesting).',
+  [ErrorCode.BODY_NOT_OBJECT]: 'The body is JSON but not an object.',
+  [ErrorCode.PARAMETER_CONFLICT]: 'A parameter is present both in the body and the query string.',
+  [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 'Content-Type is not application/json.',
+  [ErrorCode.BODY_TOO_LARGE]: "Body larger than the listener's limit.",
+  [ErrorCode.HEADERS_TOO_LARGE]: 'Request line and headers larger than the HTTP parser accepts (16 KiB).',
+  [ErrorCode.MALFORMED_REQUEST]: 'Not a well-formed HTTP request (the parser refused it before routing).',
+  [ErrorCode.AUTH_MISSING]: 'An authentication parameter is missing or malformed.',
+  [ErrorCode.AUTH_UNKNOWN_KEY]: 'No enabled merchant has this api_key.',
+  [ErrorCode.AUTH_BAD_SIGNATURE]: 'The signature does not match.',
+  [ErrorCode.AUTH_STALE_TIMESTAMP]: 'timestamp is too far from the server clock.',
+  [ErrorCode.AUTH_NONCE_REUSED]: 'The (api_key, nonce) pair was used before.',
+  [ErrorCode.AUTH_CONSOLE_SESSION]: 'Console session missing, expired or revoked.',
+  [ErrorCode.FOREIGN_ORIGIN]: 'A console call from a foreign origin or frame (cross-site browser request, IPC from a non-console frame).',
+  [ErrorCode.PERMISSION_DENIED]: "The signed-in account's role does not allow this call, or the merchant is not one of its merchants.",
+  [ErrorCode.SIGN_IN_FAILED]: 'Sign-in refused: name, password or code wrong, or the account disabled (one answer for all).',
+  [ErrorCode.SIGN_IN_THROTTLED]: 'Too many failed sign-ins for this name or address: wait (Retry-After) before the next try.',
+  [ErrorCode.NOT_FOUND]: 'The resource does not exist (or belongs to someone else).',
+  [ErrorCode.CONFLICT]: 'The request conflicts with the current state of a resource.',
+  [ErrorCode.INSUFFICIENT_BALANCE]: "The merchant's available balance does not cover the sell order.",
+  [ErrorCode.IDEMPOTENCY_MISMATCH]: 'An Idempotency-Key was reused with different parameters.',
+  [ErrorCode.ILLEGAL_TRANSITION]: "The order's state machine refuses this transition.",
+  [ErrorCode.WITHDRAWAL_HELD]: "Accepted, not done: the sell order is above the merchant's API withdrawal threshold and waits for a second person's approval (its funds are held); the order is created when approved.",
+  [ErrorCode.RATE_LIMITED]: 'Too many requests from this api_key or address.',
+  [ErrorCode.CHANNEL_FAILURE]: 'The payment channel refused or failed.',
+  [ErrorCode.INTERNAL]: 'Anything unexpected; never carries internal details.',
+  [ErrorCode.UNAVAILABLE]: 'The service is shutting down or not ready.',
+  [ErrorCode.STORAGE_UNAVAILABLE]: 'The store cannot take the write (disk full, read-only, I/O error): nothing was stored.',
+};
+
+export interface ErrorCodeInfo {
+  name: keyof typeof ErrorCode;
+  code: ErrorCode;
+  httpStatus: number;
+  meaning: string;
+}
+
+/** Every error code with its HTTP status and meaning, in code order. */
+export function errorCodeTable(): ErrorCodeInfo[] {
+  return (Object.entries(ErrorCode) as [keyof typeof ErrorCode, ErrorCode][])
+    .map(([name, code]) => ({ name, code, httpStatus: httpStatusByCode[code], meaning: meaningByCode[code] }))
+    .sort((a, b) => a.code - b.code);
 }
 
 export const INTERNAL_ERROR_MESSAGE = 'internal error';

@@ -1,7 +1,7 @@
 /**
  * The running service's timers: one entry to start them (serve and the
  * desktop shell call it after the listener is up) and one to stop them.
- * Work itself is `service.work.runDue()`; due times are stored in SQLite,
+ * Work itself is `service.work.runDue()`; due times are stored in the store,
  * so the first pass catches up on whatever fell due while nothing ran, and
  * timers are only a way to notice that the clock reached the next due time.
  */
@@ -45,16 +45,10 @@ export function startBackgroundWork(service: MerchantConsoleService, options: Ba
     });
   }
 
-  const unsubscribe = service.ctx.workSignal.subscribe(wake);
+  const unsubscribe = service.workSignal.subscribe(wake);
   const poll = setInterval(pass, pollIntervalMs);
   const housekeeping = setInterval(() => {
-    try {
-      service.services.requestAuth.purgeExpiredNonces();
-      service.services.consoleAuth.purgeExpired();
-      service.services.idempotency.purgeExpired();
-    } catch (err) {
-      onError(err);
-    }
+    service.work.purgeExpired().catch(onError);
   }, housekeepingIntervalMs);
   poll.unref();
   housekeeping.unref();

@@ -2,15 +2,26 @@
  * Sends due merchant callbacks (docs/callbacks.md): a small pool of HTTP
  * attempts, one at a time per order (in order), each POSTed as
  * application/x-www-form-urlencoded with a 10 s timeout and no redirects
- * followed. Every attempt is logged; a delivery interrupted by a stop is not
- * logged and stays due, so it is sent again after the restart (at least once).
+ * followed, only where the callback URL policy allows
+ * (callbacks/callback-post.ts). A delivery is claimed before its attempt (one instance sends it;
+ * an order's later deliveries wait while an earlier one is pending, on
+ * every instance). Every attempt is logged and ends the claim. An attempt
+ * that could not be logged (storage failure, a secret that cannot be
+ * opened) keeps its claim until it runs out (CALLBACK_CLAIM_SECONDS), so it
+ * is tried again then, not in a tight loop. A delivery interrupted by a stop
+ * is not logged, its claim is given back and it stays due, so it is sent
+ * again after the restart or by another instance (at least once).
  */
+import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { CallbackDeliveryRow } from '../repositories/callback-repository';
-import type { ServiceContext } from '../services/context';
+import { CallbackRefusedError, postCallback } from '../callbacks/callback-post';
+import type { CallbackUrlPolicy } from '../callbacks/callback-url-policy';
+import type { CallbackDeliveryRow, CallbackRepository } from '../repositories/callback-repository';
+import type { MerchantRepository } from '../repositories/merchant-repository';
+import type { ReadTx, Store } from '../store/store';
+import type { Clock } from '../services/context';
 import {
   CALLBACK_EXCERPT_BYTES,
-  CALLBACK_RETRY_DELAYS,
   CALLBACK_READ_LIMIT_BYTES,
   CALLBACK_TIMEOUT_MS,
   CALLBACK_USER_AGENT,
@@ -18,65 +29,55 @@ import {
   type AttemptOutcome,
   type CallbackService,
 } from '../services/callback-service';
-import type { WriteRunner } from './order-worker';
+
+/** How long a claimed delivery is this instance's (an attempt takes at most CALLBACK_TIMEOUT_MS). */
+export const CALLBACK_CLAIM_SECONDS = 60;
 
 export interface CallbackDispatcherOptions {
   /** Attempts in flight at once (across orders). */
   concurrency?: number;
+  /** How long a claimed delivery stays this instance's (default CALLBACK_CLAIM_SECONDS). */
+  claimSeconds?: number;
   timeoutMs?: number;
   onError?: (err: unknown) => void;
+  /** Resolves callback host names (default dns.lookup; tests map names without a network). */
+  lookup?: LookupFunction;
 }
 
-/** Reads at most `limit` bytes of a response body, then stops reading. */
-async function readLimited(res: Response, limit: number): Promise<Buffer> {
-  if (!res.body) return Buffer.alloc(0);
-  const reader = res.body.getReader();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    while (size < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(Buffer.from(value));
-      size += value.byteLength;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  return Buffer.concat(chunks).subarray(0, limit);
+function describeFailure(err: unknown, timedOut: boolean, timeoutMs: number): string {
+  if (timedOut) return `timeout: no answer within ${timeoutMs / 1000} s`;
+  if (err instanceof CallbackRefusedError) return `refused: ${err.message}`.slice(0, 256);
+  const e = err as { message?: string };
+  return (e.message ?? String(err)).slice(0, 256);
 }
 
-function describeFailure(err: unknown, timeoutMs: number): string {
-  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError') return `timeout: no answer within ${timeoutMs / 1000} s`;
-  const cause = e.cause?.code ?? e.cause?.message;
-  return (cause ? `${e.message ?? 'request failed'}: ${cause}` : (e.message ?? String(err))).slice(0, 256);
+export interface CallbackDispatcherDeps {
+  store: Store;
+  clock: Clock;
+  instanceId: string;
+  callbackRepo: CallbackRepository;
+  merchants: MerchantRepository;
+  callbacks: CallbackService;
+  /** Where callbacks may go, read at every attempt: a setting changed by the CLI applies to a running service at once. */
+  callbackPolicy(tx: ReadTx): Promise<CallbackUrlPolicy>;
 }
 
-export function createCallbackDispatcher(
-  ctx: ServiceContext,
-  deps: { callbacks: CallbackService; write: WriteRunner },
-  options: CallbackDispatcherOptions = {},
-) {
-  const { repos } = ctx;
+export function createCallbackDispatcher(deps: CallbackDispatcherDeps, options: CallbackDispatcherOptions = {}) {
+  const { store, clock, instanceId } = deps;
   const concurrency = options.concurrency ?? 8;
   const timeoutMs = options.timeoutMs ?? CALLBACK_TIMEOUT_MS;
   const onError = options.onError ?? (() => undefined);
-  /** Order id → the attempt in flight for it. */
+  /** Delivery id → the attempt in flight for it. */
   const inFlight = new Map<number, Promise<void>>();
-  /**
-   * Delivery id → when it may be sent again, for attempts that failed
-   * without being logged (storage failure, a secret that cannot be opened):
-   * still due in SQLite, but trying again at once would loop (hammering the
-   * merchant, or spinning); wait the first retry delay.
-   */
-  const unrecorded = new Map<number, number>();
   let stopController = new AbortController();
   let stopping = false;
   let attemptsMade = 0;
 
   async function attempt(delivery: CallbackDeliveryRow, signal: AbortSignal): Promise<void> {
-    const merchant = repos.merchants.findById(delivery.merchant_id)!;
+    const { merchant, policy } = await store.read(async (tx) => ({
+      merchant: (await deps.merchants.findById(tx, delivery.merchant_id))!,
+      policy: await deps.callbackPolicy(tx),
+    }));
     let outcome: AttemptOutcome;
     if (!merchant.callback_url) {
       outcome = { url: '', httpStatus: null, latencyMs: 0, excerpt: '', error: 'the merchant has no callback_url', acknowledged: false };
@@ -86,25 +87,29 @@ export function createCallbackDispatcher(
       let httpStatus: number | null = null;
       let body: Buffer = Buffer.alloc(0);
       let error: string | null = null;
+      const timeout = AbortSignal.timeout(timeoutMs);
       try {
-        const res = await fetch(merchant.callback_url, {
-          method: 'POST',
+        const res = await postCallback(merchant.callback_url, new URLSearchParams(form).toString(), {
           headers: {
             'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
             'user-agent': CALLBACK_USER_AGENT,
             'x-callback-id': String(delivery.id),
             'x-callback-attempt': String(delivery.attempts + 1),
           },
-          body: new URLSearchParams(form).toString(),
-          redirect: 'manual',
-          signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+          signal: AbortSignal.any([signal, timeout]),
+          readLimit: CALLBACK_READ_LIMIT_BYTES,
+          policy,
+          lookup: options.lookup,
         });
         httpStatus = res.status;
-        body = await readLimited(res, CALLBACK_READ_LIMIT_BYTES);
+        body = res.body;
       } catch (err) {
-        // Stopped mid-attempt: not logged, the delivery stays due and is sent again later.
-        if (signal.aborted) return;
-        error = describeFailure(err, timeoutMs);
+        // Stopped mid-attempt: not logged; the claim is given back and the delivery stays due.
+        if (signal.aborted) {
+          await store.write((tx) => deps.callbackRepo.release(tx, delivery.id, instanceId)).catch(onError);
+          return;
+        }
+        error = describeFailure(err, timeout.aborted, timeoutMs);
       }
       const text = body.toString('utf8');
       outcome = {
@@ -117,33 +122,48 @@ export function createCallbackDispatcher(
       };
     }
     attemptsMade++;
-    await deps.write(() => deps.callbacks.recordAttempt(delivery, outcome));
-    unrecorded.delete(delivery.id);
+    await store.write((tx) => deps.callbacks.recordAttempt(tx, delivery, outcome));
   }
 
-  /** Starts attempts for due deliveries, up to the pool size, one per order. */
-  function pump(orderId?: number): void {
-    if (stopping) return;
-    const free = concurrency - inFlight.size;
-    if (free <= 0) return;
-    const now = ctx.clock.now();
-    const due = repos.callbacks
-      .due(now, free + inFlight.size + unrecorded.size + 16)
-      .filter((d) => !inFlight.has(d.order_id) && (orderId === undefined || d.order_id === orderId) && !((unrecorded.get(d.id) ?? 0) > now))
-      .slice(0, free);
-    const signal = stopController.signal;
-    for (const d of due) {
-      const p = attempt(d, signal)
-        .catch((err: unknown) => {
-          unrecorded.set(d.id, ctx.clock.now() + CALLBACK_RETRY_DELAYS[0]);
-          onError(err);
-        })
-        .finally(() => {
-          inFlight.delete(d.order_id);
-          pump(orderId);
-        });
-      inFlight.set(d.order_id, p);
+  let pumping: Promise<void> | null = null;
+  let pumpAgain = false;
+
+  /** Claims due deliveries up to the pool size and starts their attempts. */
+  function pump(orderId?: number): Promise<void> {
+    if (pumping) {
+      pumpAgain = true;
+      return pumping;
     }
+    // Nothing to start: no pass (one that ended before its first await would run its finally before the
+    // assignment below and leave `pumping` set for good; runDue would then spin without yielding).
+    if (stopping || inFlight.size >= concurrency) return Promise.resolve();
+    pumping = (async () => {
+      try {
+        do {
+          pumpAgain = false;
+          if (stopping) return;
+          const free = concurrency - inFlight.size;
+          if (free <= 0) return;
+          const now = clock.now();
+          const due = await store.write((tx) =>
+            deps.callbackRepo.claimDue(tx, { now, limit: free, instance: instanceId, until: now + (options.claimSeconds ?? CALLBACK_CLAIM_SECONDS), orderId }),
+          );
+          const signal = stopController.signal;
+          for (const d of due) {
+            const p = attempt(d, signal)
+              .catch(onError)
+              .finally(() => {
+                inFlight.delete(d.id);
+                void pump(orderId).catch(onError);
+              });
+            inFlight.set(d.id, p);
+          }
+        } while (pumpAgain);
+      } finally {
+        pumping = null;
+      }
+    })();
+    return pumping;
   }
 
   return {
@@ -160,9 +180,10 @@ export function createCallbackDispatcher(
       }
       const before = attemptsMade;
       for (;;) {
-        pump(orderId);
-        if (inFlight.size === 0) return attemptsMade - before;
+        await pump(orderId);
+        if (inFlight.size === 0 && !pumping) return attemptsMade - before;
         await Promise.all([...inFlight.values()]);
+        if (pumping) await pumping;
       }
     },
 
@@ -170,11 +191,12 @@ export function createCallbackDispatcher(
     async stop(): Promise<void> {
       stopping = true;
       stopController.abort();
+      if (pumping) await pumping.catch(() => undefined);
       await Promise.all([...inFlight.values()]);
     },
 
-    nextDue(): number | null {
-      return repos.callbacks.nextDue();
+    nextDue(): Promise<number | null> {
+      return store.read((tx) => deps.callbackRepo.nextDue(tx));
     },
   };
 }

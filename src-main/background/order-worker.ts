@@ -2,25 +2,32 @@
  * Runs the order work that is due (docs/order-lifecycle.md): the expiry
  * sweep and the jobs in `order_jobs` — hand a sell to its channel, ask the
  * channel whether a paid buy settled or an accepted payout completed. Due
- * times live in SQLite, so whatever fell due while the service was down runs
- * at the next start. Driver calls happen outside any transaction; what they
- * report is applied in a write job.
+ * times live in the store, so whatever fell due while the service was down
+ * runs at the next start. Jobs are claimed before they run (one instance
+ * per job and attempt; a claim whose instance died runs out after
+ * JOB_CLAIM_SECONDS and the job is picked up again). Driver calls happen
+ * outside any unit of work; what they report is applied in a write.
  */
 import { AppError } from '../../src-shared/errors';
 import type { ChannelDrivers } from '../channels/drivers';
-import type { OrderJobRow } from '../repositories/order-lifecycle-repository';
-import type { ServiceContext } from '../services/context';
+import type { ChannelRepository } from '../repositories/channel-repository';
+import type { OrderJobRow, OrderLifecycleRepository } from '../repositories/order-lifecycle-repository';
+import type { OrderRepository } from '../repositories/order-repository';
+import type { Store, WriteTx } from '../store/store';
+import type { Clock } from '../services/context';
 import type { OrderLifecycleService } from '../services/order-lifecycle-service';
 
 /** Seconds before retrying a job whose driver call failed, by attempt; the last repeats. */
 export const JOB_RETRY_DELAYS = [5, 30, 120, 600, 1800] as const;
 /** A payout the channel could not even be given after this many attempts is cancelled (funds released). */
 export const MAX_PAYOUT_START_ATTEMPTS = 10;
+/** How long a claimed job is this instance's: its driver call must end well within (channel drivers time out sooner). */
+export const JOB_CLAIM_SECONDS = 120;
 
-/** Unpaid orders cancelled per write job by the expiry sweep. */
+/** Unpaid orders cancelled per write by the expiry sweep. */
 export const EXPIRY_BATCH = 200;
-
-export type WriteRunner = <T>(fn: () => T) => Promise<T>;
+/** Jobs claimed at a time. */
+const JOB_BATCH = 50;
 
 export interface OrderWorkReport {
   expired: number;
@@ -28,64 +35,80 @@ export interface OrderWorkReport {
   failed: number;
 }
 
-export function createOrderWorker(ctx: ServiceContext, deps: { drivers: ChannelDrivers; lifecycle: OrderLifecycleService; write: WriteRunner }) {
-  const { repos, clock } = ctx;
-  const { lifecycle, write } = deps;
+export interface OrderWorkerDeps {
+  store: Store;
+  clock: Clock;
+  /** Names this process in its claims. */
+  instanceId: string;
+  /** How long a claim holds (default JOB_CLAIM_SECONDS). */
+  claimSeconds?: number | undefined;
+  orders: OrderRepository;
+  channels: ChannelRepository;
+  jobs: OrderLifecycleRepository;
+  drivers: ChannelDrivers;
+  lifecycle: OrderLifecycleService;
+}
 
-  /** Applies a channel event unless the order moved on meanwhile; always drops the job. */
-  async function settleJob(job: OrderJobRow, apply: () => void): Promise<void> {
-    await write(() => {
+export function createOrderWorker(deps: OrderWorkerDeps) {
+  const { store, clock, instanceId, orders, channels, jobs, lifecycle } = deps;
+
+  /** Applies what the channel said unless the order moved on meanwhile; the job is done either way. */
+  async function settleJob(job: OrderJobRow, apply: (tx: WriteTx) => Promise<unknown>): Promise<void> {
+    await store.write(async (tx) => {
       try {
-        apply();
+        await apply(tx);
       } catch (err) {
         // The order moved on (e.g. cancelled by an operator): nothing left to do.
         if (!(err instanceof AppError)) throw err;
       }
-      repos.lifecycle.deleteJob(job.id);
+      await jobs.deleteClaimedJob(tx, job.id, instanceId);
     });
   }
 
   async function runJob(job: OrderJobRow): Promise<void> {
-    const order = repos.orders.findById(job.order_id)!;
-    const channel = repos.channels.findById(order.channel_id)!;
+    const { order, channel } = await store.read(async (tx) => {
+      const o = (await orders.findById(tx, job.order_id))!;
+      return { order: o, channel: (await channels.findById(tx, o.channel_id))! };
+    });
     const expected = { start_payout: 'pending', settle: 'paid', complete_payout: 'confirmed' } as const;
     if (order.status !== expected[job.kind]) {
-      await write(() => repos.lifecycle.deleteJob(job.id));
+      await store.write((tx) => jobs.deleteClaimedJob(tx, job.id, instanceId));
       return;
     }
     const driver = deps.drivers.for(channel);
     if (job.kind === 'start_payout') {
       const start = await driver.startPayout(order, channel);
-      await settleJob(job, () => {
-        if (start.accepted) lifecycle.applyChannelEvent(order, 'payout_accepted', `payout accepted by channel ${channel.id} (${start.reference})`);
-        else lifecycle.applyChannelEvent(order, 'failed', `payout refused by channel ${channel.id}: ${start.reason}`);
-      });
+      await settleJob(job, (tx) =>
+        start.accepted
+          ? lifecycle.applyChannelEvent(tx, order, 'payout_accepted', `payout accepted by channel ${channel.id} (${start.reference})`)
+          : lifecycle.applyChannelEvent(tx, order, 'failed', `payout refused by channel ${channel.id}: ${start.reason}`),
+      );
       return;
     }
     const report = await driver.queryStatus(order, channel);
     if (report.event === null) {
       // Still processing: ask again later.
-      await write(() => repos.lifecycle.retryJob(job.id, clock.now() + retryDelay(job.attempts), report.reason));
+      await store.write((tx) => jobs.retryClaimedJob(tx, job.id, instanceId, clock.now() + retryDelay(job.attempts), report.reason));
       return;
     }
     const event = report.event;
-    await settleJob(job, () => lifecycle.applyChannelEvent(order, event, report.reason));
+    await settleJob(job, (tx) => lifecycle.applyChannelEvent(tx, order, event, report.reason));
   }
 
   async function failJob(job: OrderJobRow, err: unknown): Promise<void> {
     const message = err instanceof Error ? err.message : String(err);
-    await write(() => {
+    await store.write(async (tx) => {
       if (job.kind === 'start_payout' && job.attempts + 1 >= MAX_PAYOUT_START_ATTEMPTS) {
-        const order = repos.orders.findById(job.order_id)!;
+        const order = (await orders.findById(tx, job.order_id))!;
         try {
-          lifecycle.applyChannelEvent(order, 'failed', `payout could not be handed to the channel after ${MAX_PAYOUT_START_ATTEMPTS} attempts: ${message}`);
+          await lifecycle.applyChannelEvent(tx, order, 'failed', `payout could not be handed to the channel after ${MAX_PAYOUT_START_ATTEMPTS} attempts: ${message}`);
         } catch (e) {
           if (!(e instanceof AppError)) throw e;
         }
-        repos.lifecycle.deleteJob(job.id);
+        await jobs.deleteClaimedJob(tx, job.id, instanceId);
         return;
       }
-      if (repos.lifecycle.jobById(job.id)) repos.lifecycle.retryJob(job.id, clock.now() + retryDelay(job.attempts), message);
+      await jobs.retryClaimedJob(tx, job.id, instanceId, clock.now() + retryDelay(job.attempts), message);
     });
   }
 
@@ -93,18 +116,18 @@ export function createOrderWorker(ctx: ServiceContext, deps: { drivers: ChannelD
     /** Runs everything due now; resolves when done. */
     async runDue(): Promise<OrderWorkReport> {
       const report: OrderWorkReport = { expired: 0, jobs: 0, failed: 0 };
-      // One batch per write job: HTTP writes interleave with a long catch-up.
+      // One batch per write: HTTP writes interleave with a long catch-up.
+      const skip = new Set<number>();
       for (;;) {
-        const expired = await write(() => lifecycle.expireDue(EXPIRY_BATCH, 1));
+        const { expired, seen } = await store.write((tx) => lifecycle.expireDue(tx, EXPIRY_BATCH, skip));
         report.expired += expired;
-        if (expired < EXPIRY_BATCH) break;
+        if (seen < EXPIRY_BATCH) break;
       }
-      const seen = new Set<number>();
       for (;;) {
-        const due = repos.lifecycle.dueJobs(clock.now(), 100).filter((j) => !seen.has(j.id));
-        if (due.length === 0) return report;
-        for (const job of due) {
-          seen.add(job.id);
+        const now = clock.now();
+        const claimed = await store.write((tx) => jobs.claimDue(tx, { now, limit: JOB_BATCH, instance: instanceId, until: now + (deps.claimSeconds ?? JOB_CLAIM_SECONDS) }));
+        if (claimed.length === 0) return report;
+        for (const job of claimed) {
           try {
             await runJob(job);
             report.jobs++;
@@ -117,12 +140,14 @@ export function createOrderWorker(ctx: ServiceContext, deps: { drivers: ChannelD
     },
 
     /** When the next job falls due (Unix seconds), or null. */
-    nextDue(): number | null {
-      const job = repos.lifecycle.nextJobDue();
-      const expiry = repos.orders.nextExpiry();
-      if (job === null) return expiry;
-      if (expiry === null) return job;
-      return Math.min(job, expiry);
+    nextDue(): Promise<number | null> {
+      return store.read(async (tx) => {
+        const job = await jobs.nextJobDue(tx);
+        const expiry = await orders.nextExpiry(tx);
+        if (job === null) return expiry;
+        if (expiry === null) return job;
+        return Math.min(job, expiry);
+      });
     },
   };
 }

@@ -2,14 +2,26 @@
  * Everything the service does on its own, as one `runDue()`: tests call it
  * after moving a manual clock (no sleeping); the running service calls it
  * from timers (background-work.ts); the CLI calls it when it acts on a data
- * dir no service is running on.
+ * dir no service is running on. Work is claimed in the store, so any number
+ * of instances may run it side by side (docs/deployment.md).
  */
 import type { ChannelDrivers } from '../channels/drivers';
+import type { CallbackRepository } from '../repositories/callback-repository';
+import type { ChannelRepository } from '../repositories/channel-repository';
+import type { MerchantRepository } from '../repositories/merchant-repository';
+import type { OrderLifecycleRepository } from '../repositories/order-lifecycle-repository';
+import type { OrderRepository } from '../repositories/order-repository';
+import type { ClusterLockRepository } from '../repositories/cluster-lock-repository';
+import type { ReadTx, Store } from '../store/store';
+import type { CallbackUrlPolicy } from '../callbacks/callback-url-policy';
 import type { CallbackService } from '../services/callback-service';
-import type { ServiceContext } from '../services/context';
+import type { ConsoleAuthService } from '../services/console-auth-service';
+import type { Clock } from '../services/context';
+import type { IdempotencyService } from '../services/idempotency-service';
 import type { OrderLifecycleService } from '../services/order-lifecycle-service';
+import type { RequestAuthService } from '../services/request-auth-service';
 import { createCallbackDispatcher, type CallbackDispatcherOptions } from './callback-dispatcher';
-import { createOrderWorker, type OrderWorkReport, type WriteRunner } from './order-worker';
+import { createOrderWorker, type OrderWorkReport } from './order-worker';
 
 export interface WorkReport {
   orders: OrderWorkReport;
@@ -18,16 +30,51 @@ export interface WorkReport {
 }
 
 export interface ServiceWorkDeps {
+  store: Store;
+  clock: Clock;
+  instanceId: string;
+  orders: OrderRepository;
+  channels: ChannelRepository;
+  merchants: MerchantRepository;
+  jobs: OrderLifecycleRepository;
+  callbackRepo: CallbackRepository;
+  clusterLocks: ClusterLockRepository;
   drivers: ChannelDrivers;
   lifecycle: OrderLifecycleService;
   callbacks: CallbackService;
-  write: WriteRunner;
-  callbackOptions?: CallbackDispatcherOptions;
+  requestAuth: RequestAuthService;
+  consoleAuth: ConsoleAuthService;
+  idempotency: IdempotencyService;
+  callbackOptions?: CallbackDispatcherOptions | undefined;
+  /** How long claims on jobs and deliveries hold before another instance may take the work (defaults in the workers). */
+  claimSeconds?: number | undefined;
+  /** Where callbacks may go (read at every attempt). */
+  callbackPolicy(tx: ReadTx): Promise<CallbackUrlPolicy>;
 }
 
-export function createServiceWork(ctx: ServiceContext, deps: ServiceWorkDeps) {
-  const orders = createOrderWorker(ctx, deps);
-  const callbacks = createCallbackDispatcher(ctx, { callbacks: deps.callbacks, write: deps.write }, deps.callbackOptions);
+export interface Backlog {
+  order_jobs: number;
+  order_jobs_due: number;
+  oldest_job_due: number | null;
+  callbacks_pending: number;
+  callbacks_due: number;
+  oldest_callback_due: number | null;
+}
+
+export function createServiceWork(deps: ServiceWorkDeps) {
+  const orders = createOrderWorker(deps);
+  const callbacks = createCallbackDispatcher(
+    {
+      store: deps.store,
+      clock: deps.clock,
+      instanceId: deps.instanceId,
+      callbackRepo: deps.callbackRepo,
+      merchants: deps.merchants,
+      callbacks: deps.callbacks,
+      callbackPolicy: deps.callbackPolicy,
+    },
+    { ...(deps.claimSeconds !== undefined ? { claimSeconds: deps.claimSeconds } : {}), ...deps.callbackOptions },
+  );
   let running: Promise<OrderWorkReport> | null = null;
   let again = false;
 
@@ -66,9 +113,53 @@ export function createServiceWork(ctx: ServiceContext, deps: ServiceWorkDeps) {
     },
 
     /** Earliest due time of stored work (Unix seconds), or null when nothing is scheduled. */
-    nextDue(): number | null {
-      const times = [orders.nextDue(), callbacks.nextDue()].filter((t): t is number => t !== null);
+    async nextDue(): Promise<number | null> {
+      const times = [await orders.nextDue(), await callbacks.nextDue()].filter((t): t is number => t !== null);
       return times.length ? Math.min(...times) : null;
+    },
+
+    /**
+     * Removes what has expired: nonces, console login tokens and sessions,
+     * idempotency keys. One instance at a time does it (the others skip).
+     */
+    async purgeExpired(): Promise<{ purged: number; skipped: boolean }> {
+      return deps.store.write(async (tx) => {
+        if (!(await deps.clusterLocks.tryLock(tx, 'purge'))) return { purged: 0, skipped: true };
+        const purged =
+          (await deps.requestAuth.purgeExpiredNonces(tx)) + (await deps.consoleAuth.purgeExpired(tx)) + (await deps.idempotency.purgeExpired(tx));
+        return { purged, skipped: false };
+      });
+    },
+
+    /**
+     * Takes back the claims other processes left: only for a process that
+     * knows it is alone on the store (SQLite, holding the data dir's lock),
+     * where any other claim belongs to a process that died (kill -9, power
+     * cut). Its work then runs now instead of when the claims run out. Never
+     * on PostgreSQL, where the other instances are alive.
+     */
+    async releaseClaimsOfOthers(): Promise<number> {
+      if (deps.store.dialect !== 'sqlite') return 0;
+      return deps.store.write(
+        async (tx) => (await deps.jobs.releaseClaimsOfOthers(tx, deps.instanceId)) + (await deps.callbackRepo.releaseClaimsOfOthers(tx, deps.instanceId)),
+      );
+    },
+
+    /** Work waiting in the store, for monitoring (docs/deployment.md). */
+    backlog(): Promise<Backlog> {
+      return deps.store.read(async (tx) => {
+        const now = deps.clock.now();
+        const j = await deps.jobs.backlog(tx, now);
+        const c = await deps.callbackRepo.backlog(tx, now);
+        return {
+          order_jobs: j.jobs,
+          order_jobs_due: j.due,
+          oldest_job_due: j.oldest_due,
+          callbacks_pending: c.pending,
+          callbacks_due: c.due,
+          oldest_callback_due: c.oldest_due,
+        };
+      });
     },
 
     /** Interrupts callback attempts in flight (they stay due) and waits for the order pass in progress. */

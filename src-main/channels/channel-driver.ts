@@ -11,6 +11,9 @@ import type { ChannelRow } from '../repositories/channel-repository';
 import type { OrderRow } from '../repositories/order-repository';
 import type { ChannelEvent } from './channel-events';
 
+/** What a driver knows of a buy order it starts collecting (not stored yet: no id). */
+export type PayInOrder = Pick<OrderRow, 'order_no' | 'merchant_id' | 'cny_amount' | 'pay_method' | 'pay_token' | 'expires_at' | 'createtime'>;
+
 export interface PayInStart {
   /** Where the payer is sent to pay. */
   payUrl: string;
@@ -37,8 +40,13 @@ export interface VerifiedNotification {
 
 export interface ChannelDriver {
   readonly name: ChannelDriverName;
-  /** Starts collecting a new buy order. Synchronous: runs inside the creating transaction. */
-  startPayIn(order: OrderRow, channel: ChannelRow): PayInStart;
+  /**
+   * Starts collecting a new buy order: where its payer goes. Called before
+   * the order is stored (its `pay_url` is the answer), inside the creating
+   * unit of work, so it must not wait on the network; a driver whose channel
+   * must be asked first needs a two-step creation (docs/channels.md).
+   */
+  startPayIn(order: PayInOrder, channel: ChannelRow): PayInStart;
   /**
    * Hands a sell order to the channel for payout. May be called again for the same order (its answer could not be
    * stored: crash, full disk), so a driver must make it idempotent by `order_no` (docs/channels.md).

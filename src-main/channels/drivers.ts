@@ -1,12 +1,11 @@
 /** Driver per channel: `channels.driver` names it (only 'sandbox' exists so far). */
 import { AppError, ErrorCode } from '../../src-shared/errors';
 import type { ChannelRow } from '../repositories/channel-repository';
-import type { ServiceContext } from '../services/context';
 import type { ChannelDriver } from './channel-driver';
-import { createSandboxDriver } from './sandbox-driver';
+import { createSandboxDriver, type SandboxDriverDeps } from './sandbox-driver';
 
-export function createChannelDrivers(ctx: ServiceContext, config: (row: ChannelRow) => Record<string, string>) {
-  const sandbox = createSandboxDriver(ctx, config);
+export function createChannelDrivers(deps: SandboxDriverDeps) {
+  const sandbox = createSandboxDriver(deps);
   const byName: Record<string, ChannelDriver> = { sandbox };
   return {
     sandbox,

@@ -13,63 +13,66 @@
  * `notify_secret` (generated into the channel's encrypted config on first use).
  */
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import { computeSignature, verifySignature } from '../../src-shared/client/sign';
-import { TIMESTAMP_TOLERANCE_SECONDS } from '../../src-shared/constants';
+import { NONCE_PATTERN, TIMESTAMP_TOLERANCE_SECONDS } from '../../src-shared/constants';
 import { AppError, ErrorCode } from '../../src-shared/errors';
 import type { JsonObject } from '../../src-shared/json/lossless-json';
+import { parseOrThrow } from '../../src-shared/validation/parse';
 import { newNonce } from '../../src-shared/client/merchant-client';
 import type { ChannelRow } from '../repositories/channel-repository';
 import type { OrderRow } from '../repositories/order-repository';
-import type { ServiceContext } from '../services/context';
-import { payUrlOf } from '../services/order-service';
-import { writeTransaction } from '../store/transaction';
-import { isChannelEvent, type ChannelEvent } from './channel-events';
+import type { Clock, PublicUrl } from '../services/context';
+import { CHANNEL_EVENTS, type ChannelEvent } from './channel-events';
 import type { ChannelDriver, ChannelStatusReport, PayoutStart, VerifiedNotification } from './channel-driver';
 
 export const SANDBOX_NOTIFY_SECRET_KEY = 'notify_secret';
-const NOTIFICATION_FIELDS = ['order_no', 'event', 'amount', 'reason', 'timestamp', 'nonce', 'signature'] as const;
 
-/** The JSON body the sandbox channel POSTs to /channel/notify/<channel_id>. */
-export type SandboxNotification = {
-  order_no: string;
-  event: ChannelEvent;
-  amount: number;
-  reason: string;
-  timestamp: number;
-  nonce: string;
-  signature: string;
+const notificationAuth = {
+  timestamp: z.int().meta({ description: `Unix seconds; refused when more than ${TIMESTAMP_TOLERANCE_SECONDS} s from the server clock.` }),
+  nonce: z.string().regex(NONCE_PATTERN, { error: 'must be 8-64 characters of A-Z a-z 0-9 _ -' }).meta({ description: 'New for every notification of the channel.' }),
+  signature: z.string().min(1).meta({ description: "Uppercase hex HMAC-SHA256 over the canonical string (docs/api.md), keyed by the channel's notify_secret." }),
 };
 
-function invalid(field: string, rule: string): AppError {
-  return new AppError(ErrorCode.VALIDATION, `${field}: ${rule}`);
+/** The JSON body the sandbox channel POSTs to /channel/notify/<channel_id> (also what the API reference shows). */
+export const sandboxNotificationBody = z.strictObject({
+  order_no: z.string().min(1).max(64),
+  event: z.enum(CHANNEL_EVENTS),
+  amount: z.int().min(1).meta({ description: 'The order amount in fen; must equal the order\'s cny_amount.' }),
+  reason: z.string().max(256).optional(),
+  ...notificationAuth,
+});
+export type SandboxNotification = Required<z.output<typeof sandboxNotificationBody>>;
+
+/** A missing or malformed timestamp, nonce or signature is an authentication error (2001), as for merchant requests. */
+const codeOfIssue = (issue: { path: readonly PropertyKey[] }) =>
+  Object.hasOwn(notificationAuth, String(issue.path[0])) ? ErrorCode.AUTH_MISSING : ErrorCode.VALIDATION;
+
+/** The sandbox's hosted checkout page of a buy order: where its payer goes. */
+export function checkoutUrl(publicUrl: string, payToken: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/pay/${payToken}`;
 }
 
-export function createSandboxDriver(ctx: ServiceContext, config: (row: ChannelRow) => Record<string, string>) {
-  const { repos, clock, secretBox, db } = ctx;
+/** A fresh notification secret for a sandbox channel's config. */
+export function newSandboxNotifySecret(): string {
+  return 'ns_' + randomBytes(32).toString('base64url');
+}
 
-  /** The channel's notification secret, created (and stored encrypted) on first use. */
-  function notifySecret(channelId: number): string {
-    const row = repos.channels.findById(channelId)!;
-    const existing = config(row)[SANDBOX_NOTIFY_SECRET_KEY];
-    if (existing) return existing;
-    return writeTransaction(db, () => {
-      const fresh = repos.channels.findById(channelId)!;
-      const cfg = config(fresh);
-      if (cfg[SANDBOX_NOTIFY_SECRET_KEY]) return cfg[SANDBOX_NOTIFY_SECRET_KEY];
-      cfg[SANDBOX_NOTIFY_SECRET_KEY] = 'ns_' + randomBytes(32).toString('base64url');
-      repos.channels.setConfig(channelId, secretBox.seal(JSON.stringify(cfg)));
-      return cfg[SANDBOX_NOTIFY_SECRET_KEY];
-    });
-  }
+export interface SandboxDriverDeps {
+  clock: Clock;
+  publicUrl: PublicUrl;
+  /** The channel's decrypted driver configuration. */
+  config(row: ChannelRow): Record<string, string>;
+}
 
+export function createSandboxDriver({ clock, publicUrl, config }: SandboxDriverDeps) {
   const driver: ChannelDriver & {
-    notifySecret(channelId: number): string;
-    signNotification(order: OrderRow, event: ChannelEvent, reason: string): SandboxNotification;
+    signNotification(order: OrderRow, channel: ChannelRow, event: ChannelEvent, reason: string): SandboxNotification;
   } = {
     name: 'sandbox',
 
     startPayIn(order) {
-      return { payUrl: payUrlOf(ctx.publicUrl(), order.pay_token!) };
+      return { payUrl: checkoutUrl(publicUrl(), order.pay_token!) };
     },
 
     async startPayout(order): Promise<PayoutStart> {
@@ -83,17 +86,7 @@ export function createSandboxDriver(ctx: ServiceContext, config: (row: ChannelRo
     },
 
     verifyNotification(channel, body: JsonObject): VerifiedNotification {
-      for (const name of Object.keys(body)) {
-        if (!(NOTIFICATION_FIELDS as readonly string[]).includes(name)) throw invalid(name, 'unknown parameter');
-      }
-      const { order_no, event, amount, reason, timestamp, nonce, signature } = body;
-      if (typeof order_no !== 'string' || order_no.length === 0 || order_no.length > 64) throw invalid('order_no', 'is required');
-      if (!isChannelEvent(event)) throw invalid('event', 'must be one of paid, settled, payout_accepted, paid_out, failed');
-      if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) throw invalid('amount', 'must be a positive integer of fen');
-      if (reason !== undefined && (typeof reason !== 'string' || reason.length > 256)) throw invalid('reason', 'must be a string of at most 256 characters');
-      if (typeof timestamp !== 'number' || !Number.isSafeInteger(timestamp)) throw new AppError(ErrorCode.AUTH_MISSING, 'timestamp: is required');
-      if (typeof nonce !== 'string' || !/^[A-Za-z0-9_-]{8,64}$/.test(nonce)) throw new AppError(ErrorCode.AUTH_MISSING, 'nonce: must be 8-64 characters of A-Z a-z 0-9 _ -');
-      if (typeof signature !== 'string' || signature.length === 0) throw new AppError(ErrorCode.AUTH_MISSING, 'signature: is required');
+      const { order_no, event, amount, reason, timestamp, nonce, signature } = parseOrThrow(sandboxNotificationBody, body, 'body', codeOfIssue);
       if (Math.abs(timestamp - clock.now()) > TIMESTAMP_TOLERANCE_SECONDS) {
         throw new AppError(ErrorCode.AUTH_STALE_TIMESTAMP, `timestamp: further than ${TIMESTAMP_TOLERANCE_SECONDS} s from server time ${clock.now()}`);
       }
@@ -101,15 +94,19 @@ export function createSandboxDriver(ctx: ServiceContext, config: (row: ChannelRo
       if (!secret || !verifySignature(body, signature, secret, 'hmac-sha256')) {
         throw new AppError(ErrorCode.AUTH_BAD_SIGNATURE, `signature: does not match (channel ${channel.id})`);
       }
-      return { orderNo: order_no, event, amount, reason: typeof reason === 'string' && reason ? reason : `channel reported ${event}`, nonce };
+      return { orderNo: order_no, event, amount, reason: reason ? reason : `channel reported ${event}`, nonce };
     },
 
-    notifySecret,
-
-    /** What the sandbox channel sends when something happens to an order. */
-    signNotification(order, event, reason): SandboxNotification {
+    /**
+     * What the sandbox channel sends when something happens to an order,
+     * signed with the channel's notify secret (the channel service creates
+     * it: ChannelService.ensureSandboxSecret).
+     */
+    signNotification(order, channel, event, reason): SandboxNotification {
+      const secret = config(channel)[SANDBOX_NOTIFY_SECRET_KEY];
+      if (!secret) throw new AppError(ErrorCode.CHANNEL_FAILURE, `channel ${channel.id}: the sandbox notify secret is missing`);
       const body = { order_no: order.order_no, event, amount: order.cny_amount, reason, timestamp: clock.now(), nonce: newNonce() };
-      return { ...body, signature: computeSignature(body, notifySecret(order.channel_id), 'hmac-sha256') };
+      return { ...body, signature: computeSignature(body, secret, 'hmac-sha256') };
     },
   };
   return driver;

@@ -8,7 +8,10 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AppError, isAppError } from '../../src-shared/errors';
 import { resolveDataDir, runningServiceInfo } from '../store/data-dir';
 import { describeStorageProblem, storageProblemOf } from '../store/storage-errors';
-import { openService, type MerchantConsoleService } from '../service';
+import path from 'node:path';
+import { explicitFileMasterKeyStore, inlineMasterKeyStore, type MasterKeyStore } from '../crypto/secret-box';
+import { openService, type MerchantConsoleService, type ServiceOptions } from '../service';
+import { checkDatabaseUrl, DATABASE_URL_ENV } from '../store/open-store';
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
@@ -24,6 +27,10 @@ export interface CommandArgs {
   positionals: string[];
   json: boolean;
   dataDir: string;
+  /** postgres://… (--database-url or $MERCHANT_CONSOLE_DATABASE_URL): the team store instead of the data dir's SQLite file. */
+  databaseUrl: string | undefined;
+  /** Where the master key comes from (--master-key-file, $MERCHANT_CONSOLE_MASTER_KEY_FILE, $MERCHANT_CONSOLE_MASTER_KEY); undefined: the data dir's master.key. */
+  masterKeyStore: MasterKeyStore | undefined;
 }
 
 export interface CommandDef {
@@ -56,6 +63,8 @@ export class UsageError extends Error {
 
 export const COMMON_OPTIONS = {
   'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
+  'master-key-file': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpec;
@@ -93,37 +102,82 @@ export function parseCommandArgs(def: CommandDef, argv: string[], env: NodeJS.Pr
   if (!help && def.positionals !== undefined && positionals.length !== def.positionals) {
     throw new UsageError(`expected ${def.positionals} argument(s), got ${positionals.length}`);
   }
+  let databaseUrl: string | undefined;
+  const urlFlag = values['database-url'] as string | undefined;
+  const urlText = urlFlag ?? (env[DATABASE_URL_ENV] || undefined);
+  try {
+    databaseUrl = urlText === undefined ? undefined : checkDatabaseUrl(urlText);
+  } catch (err) {
+    throw new UsageError(`${urlFlag !== undefined ? '--database-url' : `$${DATABASE_URL_ENV}`}: ${(err as Error).message}`);
+  }
   return {
     values: values as CommandArgs['values'],
     positionals,
     json: values.json === true,
     dataDir: resolveDataDir(values['data-dir'] as string | undefined, env),
+    databaseUrl,
+    masterKeyStore: masterKeyStoreOf(values['master-key-file'] as string | undefined, env),
     help,
   };
+}
+
+export const MASTER_KEY_FILE_ENV = 'MERCHANT_CONSOLE_MASTER_KEY_FILE';
+/** How long an instance's claim on background work holds (seconds; docs/deployment.md). */
+export const CLAIM_SECONDS_ENV = 'MERCHANT_CONSOLE_CLAIM_SECONDS';
+export const MASTER_KEY_ENV = 'MERCHANT_CONSOLE_MASTER_KEY';
+
+/** --master-key-file, else $MERCHANT_CONSOLE_MASTER_KEY_FILE, else $MERCHANT_CONSOLE_MASTER_KEY (inline); undefined: the data dir's. */
+export function masterKeyStoreOf(flag: string | undefined, env: NodeJS.ProcessEnv): MasterKeyStore | undefined {
+  const file = flag ?? (env[MASTER_KEY_FILE_ENV] || undefined);
+  if (file !== undefined) return explicitFileMasterKeyStore(path.resolve(file));
+  const inline = env[MASTER_KEY_ENV];
+  if (inline) {
+    try {
+      return inlineMasterKeyStore(inline, `$${MASTER_KEY_ENV}`);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
+  return undefined;
 }
 
 /**
  * Where browsers reach the service on this data dir (pay pages, console login): the running one (its
  * --public-url, else its address), else where the stored settings say it will listen.
  */
-export function listenerBaseUrl(service: MerchantConsoleService, dataDir: string): { url: string; running: boolean } {
+export async function listenerBaseUrl(service: MerchantConsoleService, dataDir: string): Promise<{ url: string; running: boolean }> {
   const running = runningServiceInfo(dataDir);
   if (running?.url) return { url: running.publicUrl ?? running.url, running: true };
-  const { host, port } = service.services.settings.listener();
+  const { host, port } = await service.store.read((tx) => service.services.settings.listener(tx));
   const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return { url: `http://${urlHost}:${port}`, running: running !== null };
 }
 
 /** Opens the service for an admin command and closes it afterwards. */
 export async function withService<T>(args: CommandArgs, fn: (service: MerchantConsoleService) => T | Promise<T>): Promise<T> {
-  const service = openService({ dataDir: args.dataDir });
+  const service = await openService(serviceOptionsOf(args));
   try {
     // pay_url (order show) points where the pay page is served, as in the createOrder answer.
-    service.setPublicUrl(listenerBaseUrl(service, args.dataDir).url);
+    service.setPublicUrl((await listenerBaseUrl(service, args.dataDir)).url);
+    // Callback URLs are checked against the running service's addresses too (callbacks/callback-url-policy.ts).
+    const running = runningServiceInfo(args.dataDir);
+    service.setOwnListeners([running?.url, running?.publicUrl].filter((u): u is string => !!u));
     return await fn(service);
   } finally {
-    service.close();
+    await service.close();
   }
+}
+
+/** What every command opens: the data dir's SQLite file, or the database the URL names; the master key given. */
+export function serviceOptionsOf(args: CommandArgs, env: NodeJS.ProcessEnv = process.env): ServiceOptions {
+  const claim = env[CLAIM_SECONDS_ENV];
+  if (claim !== undefined && !/^[1-9][0-9]{0,5}$/.test(claim)) throw new UsageError(`$${CLAIM_SECONDS_ENV} must be a whole number of seconds`);
+  return {
+    ...(claim !== undefined ? { claimSeconds: Number(claim) } : {}),
+    dataDir: args.dataDir,
+    ...(args.databaseUrl ? { databaseUrl: args.databaseUrl } : {}),
+    ...(args.masterKeyStore ? { masterKeyStore: args.masterKeyStore } : {}),
+  };
 }
 
 export function stringOption(args: CommandArgs, name: string): string | undefined {

@@ -10,12 +10,30 @@ import { callbackCommands } from './commands/callback-commands';
 import { serveCommand } from './commands/serve-command';
 import { signCommand } from './commands/sign-command';
 import { consoleTokenCommands } from './commands/console-token-command';
+import { dbCommands } from './commands/db-commands';
+import { openapiCommand } from './commands/openapi-command';
 import { describeError, parseCommandArgs, UsageError, type CommandDef, type CommandIo } from './command';
 
-export const COMMANDS: CommandDef[] = [serveCommand, ...adminCommands, ...moneyCommands, ...sandboxCommands, ...callbackCommands, ...consoleTokenCommands, signCommand];
+export const COMMANDS: CommandDef[] = [
+  serveCommand,
+  ...adminCommands,
+  ...moneyCommands,
+  ...sandboxCommands,
+  ...callbackCommands,
+  ...consoleTokenCommands,
+  ...dbCommands,
+  signCommand,
+  openapiCommand,
+];
 
 function helpText(): string {
-  const lines = ['usage: merchant-console <command> [options]   (every command takes --data-dir DIR and --json)', '', 'commands:'];
+  const lines = [
+    'usage: merchant-console <command> [options]',
+    '  every command takes --data-dir DIR, --json, --database-url postgres://… (or $MERCHANT_CONSOLE_DATABASE_URL: a team',
+    '  deployment\'s PostgreSQL instead of the data dir\'s SQLite file) and --master-key-file FILE (or $MERCHANT_CONSOLE_MASTER_KEY)',
+    '',
+    'commands:',
+  ];
   for (const c of COMMANDS) lines.push(`  ${c.name.padEnd(24)} ${c.summary}`);
   lines.push('', 'merchant-console <command> --help shows the options of one command.');
   return lines.join('\n');

@@ -2,9 +2,9 @@
  * Service side of the console API: one handler per contract method (the
  * type makes a missing one a compile error), and one dispatcher that both
  * transports use — the desktop IPC wrapper and the /console-api HTTP route.
- * Handlers are thin: they call the same services as the merchant API, and
- * every write goes through the write queue (one durable commit; a failed
- * write leaves nothing behind).
+ * Handlers are thin: they call the same services as the merchant API, each
+ * call in one unit of work of the store (a write: one durable commit; a
+ * failed write leaves nothing behind).
  */
 import { AppError, ErrorCode, type Envelope } from '../../src-shared/errors';
 import {
@@ -17,14 +17,15 @@ import { ORDER_TYPE } from '../../src-shared/constants';
 import type { ListenerSettings, SettingsView } from '../../src-shared/schemas/console';
 import { parseOrThrow } from '../../src-shared/validation/parse';
 import { errorEnvelope, internalError, successEnvelope } from '../http/envelope';
+import { callerCan, callerServes, isPlatformCaller, type Caller } from './caller';
 import type { MerchantConsoleService } from '../service';
-import { toBuyOrderView, toSellOrderView } from '../services/order-service';
 import { consoleIdempotencyKey, requestFingerprint } from '../services/idempotency-service';
+import type { ReadTx, WriteTx } from '../store/store';
 import type { JsonObject } from '../../src-shared/json/lossless-json';
 import type { CreatedOrderView } from '../../src-shared/schemas/merchant-api';
 
 export type ConsoleHandlers = {
-  [M in ConsoleMethod]: (request: ConsoleParsedRequest<M>) => ConsoleResponse<M> | Promise<ConsoleResponse<M>>;
+  [M in ConsoleMethod]: (request: ConsoleParsedRequest<M>, caller: Caller) => ConsoleResponse<M> | Promise<ConsoleResponse<M>>;
 };
 
 export interface ConsoleRuntimeInfo {
@@ -42,19 +43,20 @@ export interface ConsoleRuntimeInfo {
 }
 
 export function createConsoleHandlers(service: MerchantConsoleService, runtime: ConsoleRuntimeInfo): ConsoleHandlers {
-  const { merchants, channels, orders, paymentMethods, orderReports, settings, regions, ledger, lifecycle, orderAdmin, callbacks, sandbox, idempotency } =
+  const { merchants, channels, orders, paymentMethods, orderReports, settings, regions, ledger, orderAdmin, callbacks, sandbox, idempotency } =
     service.services;
-  const write = <T>(fn: () => T): Promise<T> => service.writeQueue.run(fn);
+  const read = <T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> => service.store.read(fn);
+  const write = <T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> => service.store.write(fn);
 
   /** Merchant-scoped calls name an existing merchant. */
-  function merchantId(id: number): number {
-    merchants.require(id);
+  async function merchantId(tx: ReadTx, id: number): Promise<number> {
+    await merchants.require(tx, id);
     return id;
   }
 
-  function settingsView(): SettingsView {
+  async function settingsView(): Promise<SettingsView> {
     return {
-      listener: settings.listener(),
+      listener: await read((tx) => settings.listener(tx)),
       listener_in_use: runtime.listenerInUse?.() ?? null,
       listener_url: runtime.listenerUrl(),
       listener_error: runtime.listenerError?.() ?? null,
@@ -75,87 +77,97 @@ export function createConsoleHandlers(service: MerchantConsoleService, runtime: 
       return req.if_none_match === version.etag ? { ...version, not_modified: true, tree: null } : { ...version, not_modified: false, tree: regions.tree() };
     },
 
-    listPayChannels: (req) => {
-      const list = orderReports.channelsForOrders(merchantId(req.merchant_id), req.category);
-      return { list, total: list.length };
-    },
-    listOrders: (req) => orderReports.list(merchantId(req.merchant_id), req),
-    getOrder: (req) => orderReports.detail(merchantId(req.merchant_id), req.order_no),
-    createOrder: async (req) => {
+    listPayChannels: (req) =>
+      read(async (tx) => {
+        const list = await orderReports.channelsForOrders(tx, await merchantId(tx, req.merchant_id), req.category);
+        return { list, total: list.length };
+      }),
+    listOrders: (req) => read(async (tx) => orderReports.list(tx, await merchantId(tx, req.merchant_id), req)),
+    getOrder: (req) => read(async (tx) => orderReports.detail(tx, await merchantId(tx, req.merchant_id), req.order_no)),
+    createOrder: (req) => {
       const { merchant_id, idempotency_key, ...input } = req;
-      const merchant = merchants.require(merchant_id);
-      if (merchant.enabled !== 1) throw new AppError(ErrorCode.CONFLICT, `merchant_id: merchant ${merchant_id} is disabled`);
-      // Console keys live apart from the HTTP API's Idempotency-Key values of the same merchant.
-      const key = idempotency_key === undefined ? undefined : consoleIdempotencyKey(idempotency_key);
-      const fingerprint = key === undefined ? '' : requestFingerprint(input as unknown as JsonObject, {});
-      return write(() => {
-        if (key !== undefined) {
-          let stored: string | undefined;
-          try {
-            stored = idempotency.replayFor(merchant_id, key, fingerprint);
-          } catch (err) {
-            if (err instanceof AppError && err.code === ErrorCode.IDEMPOTENCY_MISMATCH) {
-              throw new AppError(ErrorCode.IDEMPOTENCY_MISMATCH, 'idempotency_key: already used with different order fields');
-            }
-            throw err;
-          }
-          if (stored !== undefined) return JSON.parse(stored) as CreatedOrderView;
-        }
-        const row = input.order_type === ORDER_TYPE.BUY ? orders.createBuy(merchant_id, input) : orders.createSell(merchant_id, input);
-        const view = row.order_type === ORDER_TYPE.BUY ? toBuyOrderView(row, service.ctx.publicUrl()) : toSellOrderView(row);
-        if (key !== undefined) idempotency.remember(merchant_id, key, fingerprint, JSON.stringify(view), row.id);
-        return view;
+      return write(async (tx) => {
+        const merchant = await merchants.require(tx, merchant_id);
+        if (merchant.enabled !== 1) throw new AppError(ErrorCode.CONFLICT, `merchant_id: merchant ${merchant_id} is disabled`);
+        const create = async () => {
+          const row = input.order_type === ORDER_TYPE.BUY ? await orders.createBuy(tx, merchant_id, input) : await orders.createSell(tx, merchant_id, input);
+          return { row, view: orders.createdView(row) };
+        };
+        if (idempotency_key === undefined) return (await create()).view;
+        const { answer } = await idempotency.once(tx, {
+          merchantId: merchant_id,
+          // Console keys live apart from the HTTP API's Idempotency-Key values of the same merchant.
+          key: consoleIdempotencyKey(idempotency_key),
+          fingerprint: requestFingerprint(input as unknown as JsonObject, {}),
+          mismatchMessage: 'idempotency_key: already used with different order fields',
+          write: async () => {
+            const { row, view } = await create();
+            return { answer: JSON.stringify(view), orderId: row.id };
+          },
+        });
+        return JSON.parse(answer) as CreatedOrderView;
       });
     },
-    exportOrders: (req) => orderReports.exportChunk(merchantId(req.merchant_id), req),
-    getDashboardStats: (req) => orderReports.dashboard(merchantId(req.merchant_id)),
-    getBalances: (req) => orderAdmin.balances(req.merchant_id),
-    listLedger: (req) => {
-      // One more than asked tells whether an older page exists.
-      const rows = ledger.transactionsOfMerchant(merchantId(req.merchant_id), { beforeId: req.before_id, limit: req.limit + 1 });
-      const list = rows.slice(0, req.limit);
-      return { list, next_before_id: rows.length > req.limit ? list[list.length - 1]!.id : null };
+    exportOrders: (req) => read(async (tx) => orderReports.exportChunk(tx, await merchantId(tx, req.merchant_id), req)),
+    getDashboardStats: async (req) => {
+      await read((tx) => merchantId(tx, req.merchant_id));
+      return orderReports.dashboard(req.merchant_id);
     },
+    getBalances: (req) => read((tx) => orderAdmin.balances(tx, req.merchant_id)),
+    listLedger: (req) =>
+      read(async (tx) => {
+        // One more than asked tells whether an older page exists.
+        const rows = await ledger.transactionsOfMerchant(tx, await merchantId(tx, req.merchant_id), { beforeId: req.before_id, limit: req.limit + 1 });
+        const list = rows.slice(0, req.limit);
+        return { list, next_before_id: rows.length > req.limit ? list[list.length - 1]!.id : null };
+      }),
 
-    listMerchants: () => merchants.list(),
-    createMerchant: (req) => write(() => merchants.create(req)),
-    updateMerchant: (req) => write(() => merchants.update(req)),
-    rotateMerchantSecret: (req) => write(() => merchants.rotateSecret(req.id)),
-    listChannels: () => channels.list(),
-    createChannel: (req) => write(() => channels.create(req)),
-    updateChannel: (req) => write(() => channels.update(req)),
+    listMerchants: () => read((tx) => merchants.list(tx)),
+    createMerchant: (req) => write((tx) => merchants.create(tx, req)),
+    updateMerchant: (req) => write((tx) => merchants.update(tx, req)),
+    rotateMerchantSecret: (req) => write((tx) => merchants.rotateSecret(tx, req.id)),
+    listChannels: () => read((tx) => channels.list(tx)),
+    createChannel: (req) => write((tx) => channels.create(tx, req)),
+    updateChannel: (req) => write((tx) => channels.update(tx, req)),
     listChannelLinks: (req) =>
-      req.merchant_id !== undefined ? channels.linksOfMerchant(merchantId(req.merchant_id)) : (channels.require(req.channel_id!), channels.linksOfChannel(req.channel_id!)),
-    linkChannel: (req) => write(() => channels.link(req)),
+      read(async (tx) => {
+        if (req.merchant_id !== undefined) return channels.linksOfMerchant(tx, await merchantId(tx, req.merchant_id));
+        await channels.require(tx, req.channel_id!);
+        return channels.linksOfChannel(tx, req.channel_id!);
+      }),
+    linkChannel: (req) => write((tx) => channels.link(tx, req)),
     unlinkChannel: (req) =>
-      write(() => {
-        channels.unlink(req.merchant_id, req.channel_id);
+      write(async (tx) => {
+        await channels.unlink(tx, req.merchant_id, req.channel_id);
         return { merchant_id: req.merchant_id, channel_id: req.channel_id, unlinked: true as const };
       }),
-    listPaymentMethods: (req) => paymentMethods.listOfMerchant(merchantId(req.merchant_id)),
-    addPaymentMethod: (req) => write(() => paymentMethods.add(req)),
-    setPaymentMethodEnabled: (req) => write(() => paymentMethods.setEnabled(req.id, req.enabled)),
-    resendCallback: (req) => {
-      orders.requireForMerchant(merchantId(req.merchant_id), req.order_no);
-      return write(() => callbacks.resend(req.order_no));
-    },
-    simulateOrderOutcome: async (req) => {
-      orders.requireForMerchant(merchantId(req.merchant_id), req.order_no);
-      await write(() => sandbox.simulate(req.order_no, req.action, req.reason ?? `sandbox: ${req.action} (console)`));
-      return orderReports.detail(req.merchant_id, req.order_no);
-    },
+    listPaymentMethods: (req) => read(async (tx) => paymentMethods.listOfMerchant(tx, await merchantId(tx, req.merchant_id))),
+    addPaymentMethod: (req) => write((tx) => paymentMethods.add(tx, req)),
+    setPaymentMethodEnabled: (req) => write((tx) => paymentMethods.setEnabled(tx, req.id, req.enabled)),
+    resendCallback: (req) =>
+      write(async (tx) => {
+        await orders.requireForMerchant(tx, await merchantId(tx, req.merchant_id), req.order_no);
+        return callbacks.resend(tx, req.order_no);
+      }),
+    simulateOrderOutcome: (req) =>
+      write(async (tx) => {
+        await orders.requireForMerchant(tx, await merchantId(tx, req.merchant_id), req.order_no);
+        await sandbox.simulate(tx, req.order_no, req.action, req.reason ?? `sandbox: ${req.action} (console)`);
+        return orderReports.detail(tx, req.merchant_id, req.order_no);
+      }),
     adjustBalance: (req) => {
       const { idempotency_key, ...input } = req;
-      return write(() => orderAdmin.adjust(input, idempotency_key));
+      return write((tx) => orderAdmin.adjust(tx, input, idempotency_key));
     },
-    cancelOrder: async (req) => {
-      const order = orders.requireForMerchant(merchantId(req.merchant_id), req.order_no);
-      await write(() => lifecycle.cancelByOperator(order, req.reason));
-      return orderReports.detail(req.merchant_id, req.order_no);
-    },
+    cancelOrder: (req) =>
+      write(async (tx) => {
+        const order = await orders.requireForMerchant(tx, await merchantId(tx, req.merchant_id), req.order_no);
+        await service.services.lifecycle.cancelByOperator(tx, order, req.reason);
+        return orderReports.detail(tx, req.merchant_id, req.order_no);
+      }),
     getSettings: () => settingsView(),
     updateListenerSettings: async (req) => {
-      await write(() => settings.updateListener(req));
+      await write((tx) => settings.updateListener(tx, req));
       await runtime.applyListenerSettings?.();
       return settingsView();
     },
@@ -171,21 +183,40 @@ export interface ConsoleDispatchLog {
 }
 
 /**
- * Validates the request against the contract, runs the handler, and answers
- * with the envelope both transports carry: `{code: 1, msg, data}` or
+ * The gate both transports pass every call through, in this order: a known
+ * method; a caller (no session: 401); the permission the contract names for
+ * the method (403); the request against its schema (400); the merchant scope
+ * (403: a merchant the caller does not serve, or a platform call by an
+ * account limited to some merchants); then the handler. Answers with the
+ * envelope both transports carry: `{code: 1, msg, data}` or
  * `{code, msg, data: null}`. Internal errors are logged, never returned.
  */
 export async function dispatchConsoleCall(
   handlers: ConsoleHandlers,
   method: string,
   rawRequest: unknown,
+  caller: Caller | null,
   log?: ConsoleDispatchLog,
 ): Promise<Envelope<unknown>> {
   try {
     if (!isConsoleMethod(method)) throw new AppError(ErrorCode.NOT_FOUND, `method: no console call named ${method.slice(0, 64)}`);
-    const request = parseOrThrow(consoleApiContract[method].request, rawRequest ?? {}, 'request');
-    const handler = handlers[method] as (req: unknown) => unknown;
-    return successEnvelope(await handler(request));
+    if (!caller) throw new AppError(ErrorCode.AUTH_CONSOLE_SESSION, 'console session: not signed in');
+    const entry = consoleApiContract[method];
+    if (entry.permission !== null && !callerCan(caller, entry.permission)) {
+      throw new AppError(ErrorCode.PERMISSION_DENIED, `${method}: the ${caller.role} role may not do this (it needs ${entry.permission})`);
+    }
+    const request = parseOrThrow(entry.request, rawRequest ?? {}, 'request');
+    if (entry.scope === 'platform' && !isPlatformCaller(caller)) {
+      throw new AppError(ErrorCode.PERMISSION_DENIED, `${method}: for platform staff only; this account acts for some merchants only`);
+    }
+    if (entry.scope === 'merchant') {
+      const merchantId = (request as { merchant_id?: unknown }).merchant_id;
+      if (typeof merchantId !== 'number' || !callerServes(caller, merchantId)) {
+        throw new AppError(ErrorCode.PERMISSION_DENIED, `merchant_id: merchant ${String(merchantId)} is not one of this account's merchants`);
+      }
+    }
+    const handler = handlers[method] as (req: unknown, caller: Caller) => unknown;
+    return successEnvelope(await handler(request, caller));
   } catch (err) {
     if (err instanceof AppError) return errorEnvelope(err);
     log?.error({ method, err });

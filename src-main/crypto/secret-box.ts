@@ -108,3 +108,47 @@ export function fileMasterKeyStore(dataDir: string): MasterKeyStore {
     },
   };
 }
+
+/** An explicit key file (`--master-key-file`, team deployments): read, or created 0600 when missing. */
+export function explicitFileMasterKeyStore(file: string): MasterKeyStore {
+  const dir = path.dirname(path.resolve(file));
+  return {
+    loadOrCreate() {
+      try {
+        const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
+        if (key.length !== KEY_BYTES) throw new Error(`master key file ${file} does not hold a 32-byte key (base64)`);
+        return key;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+      const key = randomBytes(KEY_BYTES);
+      let fd: number;
+      try {
+        fd = fs.openSync(file, 'wx', 0o600);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') return this.loadOrCreate();
+        throw err;
+      }
+      try {
+        fs.writeFileSync(fd, key.toString('base64') + '\n');
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      syncFolder(dir);
+      return key;
+    },
+  };
+}
+
+/** A key given inline ($MERCHANT_CONSOLE_MASTER_KEY, base64 of 32 bytes). */
+export function inlineMasterKeyStore(base64: string, source = 'MERCHANT_CONSOLE_MASTER_KEY'): MasterKeyStore {
+  const key = Buffer.from(base64.trim(), 'base64');
+  if (key.length !== KEY_BYTES || key.toString('base64') !== base64.trim()) throw new Error(`${source} must be 32 bytes in base64 (44 characters)`);
+  return { loadOrCreate: () => Buffer.from(key) };
+}
+
+/** A new master key in the form the key file and $MERCHANT_CONSOLE_MASTER_KEY hold. */
+export function newMasterKeyText(): string {
+  return randomBytes(KEY_BYTES).toString('base64');
+}

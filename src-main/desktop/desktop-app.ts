@@ -14,9 +14,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, safeStorage, session, shell } from 'electron';
-import { startBackgroundWork, type BackgroundWorkOptions } from '../background/background-work';
-import { startCheckpointer } from '../store/checkpointer';
+import type { BackgroundWork, BackgroundWorkOptions } from '../background/background-work';
 import { createConsoleHandlers } from '../console-api/console-handlers';
+import { shutdownHost, startHostRuntime, type HostRuntime } from '../host';
+import type { Checkpointer } from '../store/sqlite/checkpointer';
+import type { SqliteStore } from '../store/sqlite/sqlite-store';
 import type { ListenerSettings } from '../../src-shared/schemas/console';
 import { openService, type MerchantConsoleService } from '../service';
 import { acquireDataDirLock, APP_DIR_NAME, DATA_DIR_ENV, DataDirLockedError, type DataDirLock } from '../store/data-dir';
@@ -42,13 +44,13 @@ export interface DesktopOptions {
   env?: NodeJS.ProcessEnv;
   log?: DesktopLog;
   /** Listener settings; default: the stored ones (tests pass port 0). */
-  listenerSettings?(service: MerchantConsoleService): ListenerSettings;
+  listenerSettings?(service: MerchantConsoleService): ListenerSettings | Promise<ListenerSettings>;
   /** Quit gracefully on SIGINT/SIGTERM (when started from a terminal); default true. */
   handleSignals?: boolean;
-  /** Expiry, payouts, settlement, housekeeping; default: the service's own background work (as in `serve`). */
-  startBackgroundWork?(service: MerchantConsoleService, options: BackgroundWorkOptions): { stop(): Promise<void> | void };
-  /** WAL checkpoints off the main thread; default: the same worker as `serve` (store/checkpointer.ts). */
-  startCheckpointer?(db: MerchantConsoleService['db'], options: { nativeBinding?: string; onError?: (message: string) => void }): { stop(): Promise<unknown> };
+  /** Expiry, payouts, settlement, housekeeping; default: the service's own background work (as in `serve`, host.ts). */
+  startBackgroundWork?(service: MerchantConsoleService, options: BackgroundWorkOptions): BackgroundWork;
+  /** WAL checkpoints off the main thread; default: the same worker as `serve` (store/sqlite/checkpointer.ts). */
+  startCheckpointer?(store: SqliteStore, options: { onError: (message: string) => void }): Checkpointer;
 }
 
 export type DesktopState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed' | 'secondary';
@@ -121,7 +123,7 @@ export function runDesktop(options: DesktopOptions) {
   let lock: DataDirLock | null = null;
   let service: MerchantConsoleService | null = null;
   let listener: ListenerControl | null = null;
-  let stopBackground: (() => void | Promise<void>) | null = null;
+  let runtime: HostRuntime | null = null;
   let unregisterIpc: (() => void) | null = null;
   let window: BrowserWindow | null = null;
   let stopping: Promise<void> | null = null;
@@ -182,31 +184,21 @@ export function runDesktop(options: DesktopOptions) {
     lock = lockDataDir(dataDir, nativeBinding);
     const key = await openDesktopMasterKey({ dataDir, safeStorage, keychain: env[KEYCHAIN_ENV] === 'off' ? 'off' : 'on' });
     log.info(key.note);
-    service = openService({ dataDir, masterKeyStore: key.store, nativeBinding });
+    service = await openService({ dataDir, masterKeyStore: key.store, nativeBinding });
     const opened = service;
     listener = createListenerControl(opened, {
-      settings: () => (options.listenerSettings ? options.listenerSettings(opened) : opened.services.settings.listener()),
+      settings: () => (options.listenerSettings ? options.listenerSettings(opened) : opened.store.read((tx) => opened.services.settings.listener(tx))),
     });
     const listening = await listener.start();
     if (listening.error) log.warn(`listener not started: ${listening.error}`);
     else if (listening.url) log.info(`merchant API listening on ${listening.url}`);
     lock.describe({ url: listening.url });
-    // After the listener is up, like serve: catches up on whatever fell due while the app was closed.
-    const background = (options.startBackgroundWork ?? startBackgroundWork)(opened, {
-      onError: (err) => log.warn(`background work: ${(err as Error).message}`),
+    // After the listener is up, like serve (host.ts): catches up on whatever fell due while the app was closed.
+    runtime = await startHostRuntime(opened, {
+      onError: (source, message) => log.warn(`${source}: ${message}`),
+      ...(options.startBackgroundWork ? { startBackgroundWork: options.startBackgroundWork } : {}),
+      ...(options.startCheckpointer ? { startCheckpointer: options.startCheckpointer } : {}),
     });
-    // WAL checkpoints on a worker thread, as under serve: otherwise SQLite runs them inside a commit on this thread.
-    const checkpointer = (options.startCheckpointer ?? startCheckpointer)(opened.db, {
-      nativeBinding,
-      onError: (message) => log.warn(`checkpoint: ${message}`),
-    });
-    stopBackground = async () => {
-      try {
-        await background.stop();
-      } finally {
-        await checkpointer.stop();
-      }
-    };
 
     const control = listener;
     const handlers = createConsoleHandlers(opened, {
@@ -239,18 +231,7 @@ export function runDesktop(options: DesktopOptions) {
         if (state !== 'failed') state = 'stopping';
         unregisterIpc?.();
         unregisterIpc = null;
-        try {
-          await listener?.close();
-        } catch (err) {
-          log.warn(`error while closing the listener: ${(err as Error).message}`);
-        }
-        try {
-          await stopBackground?.();
-        } catch (err) {
-          log.warn(`error while stopping background work: ${(err as Error).message}`);
-        }
-        service?.close();
-        lock?.release();
+        await shutdownHost({ listener, runtime, service, lock }, (line) => log.warn(line));
         if (state !== 'failed') state = 'stopped';
       })();
     }

@@ -34,8 +34,8 @@ export function describeListenError(err: unknown, settings: Pick<ListenerSetting
 }
 
 export interface ListenerControlOptions {
-  /** Read at start(): the stored settings (service.services.settings.listener()). */
-  settings(): ListenerSettings;
+  /** Read at start(): the stored settings (service.services.settings.listener). */
+  settings(): ListenerSettings | Promise<ListenerSettings>;
   /** Fastify's logger; off by default (the desktop has no console to read it). */
   logger?: boolean | { level: string };
 }
@@ -47,7 +47,7 @@ export function createListenerControl(service: MerchantConsoleService, options: 
   /** Starts per the settings; resolves with the outcome, never rejects. */
   async function start(): Promise<ListenerState> {
     if (running) return { ...state };
-    const settings = options.settings();
+    const settings = await options.settings();
     if (!settings.enabled) {
       state = { url: null, inUse: null, error: null };
       return { ...state };

@@ -7,7 +7,7 @@
  *   POST /console-api/<method>   the console API contract, session required
  * Every console request must name a Host this listener answers to; every
  * POST must be same-origin (Origin = this host, JSON content type) on top of
- * the SameSite=Strict cookie. Sessions are read from SQLite on every
+ * the SameSite=Strict cookie. Sessions are read from the store on every
  * request, so `console-token reset` from another process applies at once.
  */
 import fs from 'node:fs';
@@ -20,7 +20,7 @@ import { AppError, ErrorCode, httpStatusOf, SUCCESS_CODE, type ErrorCode as Erro
 import { CONSOLE_HTTP_PREFIX, CONSOLE_LOGOUT_PATH } from '../../src-shared/console-api/methods';
 import { dispatchConsoleCall, type ConsoleHandlers } from '../console-api/console-handlers';
 import type { MerchantConsoleService } from '../service';
-import { CONSOLE_SESSION_MAX_AGE } from '../services/console-auth-service';
+import { CONSOLE_SESSION_MAX_AGE, sessionExpired, type ConsoleSession } from '../services/console-auth-service';
 import { successEnvelope } from './envelope';
 import { pages } from './console-pages';
 
@@ -73,7 +73,22 @@ const SECURITY_HEADERS: Record<string, string> = {
 
 export const IMMUTABLE_CACHE = 'private, max-age=31536000, immutable';
 
-/** Cookie name per port: two listeners on one host (cookies ignore ports) keep their own session. */
+/** The port browsers reach a public URL on (443/80 when it names none), or undefined without one. */
+export function publicPortOf(publicUrl: string | undefined): number | undefined {
+  if (!publicUrl) return undefined;
+  try {
+    const u = new URL(publicUrl);
+    return u.port !== '' ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Cookie name per port the browser sees: two listeners on one host (cookies
+ * ignore ports) keep their own session; behind a proxy (--public-url) it is
+ * the public port, the same on every instance.
+ */
 export function sessionCookieName(port: number): string {
   return `mc_console_${port}`;
 }
@@ -173,11 +188,27 @@ function sendPage(reply: FastifyReply, status: number, html: string): FastifyRep
 
 export function registerConsoleRoutes(app: FastifyInstance, service: MerchantConsoleService, options: ConsoleRoutesOptions): void {
   const { consoleAuth } = service.services;
+  const { store } = service;
+  /**
+   * The session a cookie names (read afresh every time, so a reset from the
+   * CLI or another instance applies at once). Moving last_seen_at on, or
+   * removing an expired session, is a relaxed write: losing it to a power
+   * cut only shortens or lengthens an idle timeout.
+   */
+  async function verifySession(credential: string | undefined): Promise<ConsoleSession> {
+    const session = await store.read((tx) => consoleAuth.checkSession(tx, credential));
+    if (session.touch !== 'none') await store.write((tx) => consoleAuth.touchSession(tx, session), { durable: false });
+    if (session.touch === 'expired') throw sessionExpired();
+    return session;
+  }
   const secureCookie = options.publicUrl?.startsWith('https:') === true;
   const publicOrigin = originOf(options.publicUrl);
   const hostCheck = (request: FastifyRequest) =>
     hostAllowed(request.headers.host, { bindHost: options.bindHost, localPort: localPortOf(request), publicUrl: options.publicUrl });
-  const sessionOf = (request: FastifyRequest) => request.cookies[sessionCookieName(localPortOf(request))];
+  // Behind a proxy the browser sees the public URL's port, and every instance must name the cookie alike.
+  const publicPort = publicPortOf(options.publicUrl);
+  const cookieName = (request: FastifyRequest) => sessionCookieName(publicPort ?? localPortOf(request));
+  const sessionOf = (request: FastifyRequest) => request.cookies[cookieName(request)];
 
   app.register(async (scope) => {
     await scope.register(fastifyCookie, { hook: 'onRequest' });
@@ -197,7 +228,7 @@ export function registerConsoleRoutes(app: FastifyInstance, service: MerchantCon
     scope.register(async (api) => {
       api.addHook('onRequest', async (request) => {
         checkSameOriginPost(request, publicOrigin);
-        consoleAuth.verifySession(sessionOf(request));
+        await verifySession(sessionOf(request));
       });
       api.post(`${CONSOLE_HTTP_PREFIX}:method`, async (request, reply) => {
         const { method } = request.params as { method: string };
@@ -216,7 +247,7 @@ export function registerConsoleRoutes(app: FastifyInstance, service: MerchantCon
       const token = (request.query as Record<string, unknown>).token;
       if (typeof token !== 'string' || token === '') {
         try {
-          consoleAuth.verifySession(sessionOf(request));
+          await verifySession(sessionOf(request));
           return reply.redirect('./', 303);
         } catch {
           return sendPage(reply, 401, pages.signInFirst());
@@ -224,12 +255,12 @@ export function registerConsoleRoutes(app: FastifyInstance, service: MerchantCon
       }
       let session;
       try {
-        session = consoleAuth.exchangeLoginToken(token);
+        session = await store.write((tx) => consoleAuth.exchangeLoginToken(tx, token));
       } catch (err) {
         if (err instanceof AppError) return sendPage(reply, 401, pages.loginFailed());
         throw err;
       }
-      reply.setCookie(sessionCookieName(localPortOf(request)), session.credential, {
+      reply.setCookie(cookieName(request), session.credential, {
         httpOnly: true,
         sameSite: 'strict',
         path: '/',
@@ -243,8 +274,9 @@ export function registerConsoleRoutes(app: FastifyInstance, service: MerchantCon
 
     scope.post(CONSOLE_LOGOUT_PATH, async (request, reply) => {
       checkSameOriginPost(request, publicOrigin);
-      consoleAuth.endSession(sessionOf(request));
-      reply.clearCookie(sessionCookieName(localPortOf(request)), { path: '/', httpOnly: true, sameSite: 'strict', secure: secureCookie });
+      const credential = sessionOf(request);
+      await store.write((tx) => consoleAuth.endSession(tx, credential));
+      reply.clearCookie(cookieName(request), { path: '/', httpOnly: true, sameSite: 'strict', secure: secureCookie });
       return reply.send(successEnvelope(null, 'signed out'));
     });
 
@@ -253,7 +285,7 @@ export function registerConsoleRoutes(app: FastifyInstance, service: MerchantCon
       site.addHook('onRequest', async (request, reply) => {
         if (!consoleBundleBuilt(options.consoleDir)) return sendPage(reply, 503, pages.notBuilt());
         try {
-          consoleAuth.verifySession(sessionOf(request));
+          await verifySession(sessionOf(request));
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
           const wantsPage = request.url === '/console' || request.url.startsWith('/console/?') || request.url === CONSOLE_PATH || /\.html?(\?|$)/.test(request.url);
@@ -261,6 +293,15 @@ export function registerConsoleRoutes(app: FastifyInstance, service: MerchantCon
           return reply.status(401).type('text/plain; charset=utf-8').send('sign in to the console first');
         }
         return undefined;
+      });
+      // What the static layer refuses is the client's doing, not a server error: a path outside the
+      // build or a dotfile is simply not there (the listener's 404, nothing logged); a range or a
+      // precondition that does not hold gets its own status. Anything else goes on to the listener's handler.
+      site.setErrorHandler(async (err, _request, reply) => {
+        const status = staticRefusalStatus(err);
+        if (status === undefined) throw err;
+        if (status === 412 || status === 416) return reply.status(status).type('text/plain; charset=utf-8').send(status === 412 ? 'precondition failed' : 'range not satisfiable');
+        return reply.callNotFound();
       });
       await site.register(fastifyStatic, {
         root: options.consoleDir,
@@ -280,6 +321,18 @@ export function registerConsoleRoutes(app: FastifyInstance, service: MerchantCon
       });
     });
   });
+}
+
+/**
+ * The HTTP status of a refusal by @fastify/static or the `send` module under it
+ * (a traversal, a dotfile, a malformed path, an unsatisfiable range), else undefined.
+ */
+function staticRefusalStatus(err: unknown): number | undefined {
+  const e = err as { code?: unknown; statusCode?: unknown; expose?: unknown };
+  if (e.code === 'FST_STATIC_FORBIDDEN_PATH') return 403;
+  // `send` refuses with http-errors, which mark client errors `expose`.
+  if (e.expose === true && typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return e.statusCode;
+  return undefined;
 }
 
 /** The URL that signs a browser in: serve prints it, `console-token new|reset` too. */

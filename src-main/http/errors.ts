@@ -2,14 +2,15 @@
  * The one place where anything thrown while handling a request becomes an
  * HTTP status and an envelope. 5xx never carry internal messages.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, ErrorCode, isAppError } from '../../src-shared/errors';
 import { BODY_LIMIT_BYTES } from '../../src-shared/constants';
 import { describeStorageProblem, storageProblemOf } from '../store/storage-errors';
 import { errorEnvelope, internalError } from './envelope';
 
-const FASTIFY_CODES: Record<string, () => AppError> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError(ErrorCode.BODY_TOO_LARGE, `body: larger than ${BODY_LIMIT_BYTES} bytes`),
+/** `bodyLimit`: the limit of the route the request was for (the checkout forms take less than the listener's). */
+const FASTIFY_CODES: Record<string, (bodyLimit: number) => AppError> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: (bodyLimit) => new AppError(ErrorCode.BODY_TOO_LARGE, `body: larger than ${bodyLimit} bytes`),
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Content-Type: must be application/json'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new AppError(ErrorCode.MALFORMED_JSON, 'body: length does not match Content-Length'),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => new AppError(ErrorCode.MALFORMED_JSON, 'body: is empty'),
@@ -17,19 +18,25 @@ const FASTIFY_CODES: Record<string, () => AppError> = {
   FST_ERR_BAD_URL: () => new AppError(ErrorCode.VALIDATION, 'url: is malformed'),
 };
 
-export function toAppError(err: unknown): AppError {
+export function toAppError(err: unknown, bodyLimit: number = BODY_LIMIT_BYTES): AppError {
   if (isAppError(err)) return err;
   const storage = storageProblemOf(err);
   if (storage) return new AppError(ErrorCode.STORAGE_UNAVAILABLE, `storage: ${describeStorageProblem(storage)}; nothing was stored, try again later`);
   const fe = err as Partial<FastifyError>;
-  if (fe.code && FASTIFY_CODES[fe.code]) return FASTIFY_CODES[fe.code]!();
+  if (fe.code && FASTIFY_CODES[fe.code]) return FASTIFY_CODES[fe.code]!(bodyLimit);
   if (fe.statusCode === 400 && fe.code === 'FST_ERR_VALIDATION') return new AppError(ErrorCode.VALIDATION, fe.message ?? 'invalid request');
   return internalError();
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
-    let appError = toAppError(err);
+    if (clientAborted(err, request)) {
+      // The client hung up mid-body: nothing went wrong here and nobody is left to answer. A plain
+      // line (no stack) at info level, so a client cannot fill the error log by hanging up.
+      request.log.info({ code: (err as { code?: string }).code }, 'request aborted by the client');
+      return reply.status(400).send(errorEnvelope(new AppError(ErrorCode.MALFORMED_REQUEST, 'request: aborted by the client')));
+    }
+    let appError = toAppError(err, request.routeOptions.bodyLimit);
     // A body Fastify could not take on a path that does not exist: the path is the real error.
     if (request.is404 && BODY_CODES.has(appError.code)) appError = notFound(request.method, request.url);
     if (appError.code === ErrorCode.INTERNAL || appError.code === ErrorCode.STORAGE_UNAVAILABLE) {
@@ -40,6 +47,12 @@ export function installErrorHandling(app: FastifyInstance): void {
     return reply.status(appError.httpStatus).send(errorEnvelope(appError));
   });
   app.setNotFoundHandler((request, reply) => reply.status(404).send(errorEnvelope(notFound(request.method, request.url))));
+}
+
+/** The body stopped because the client closed the connection (Node's "aborted", ECONNRESET). */
+function clientAborted(err: unknown, request: FastifyRequest): boolean {
+  const code = (err as { code?: unknown }).code;
+  return (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE') && request.raw.destroyed;
 }
 
 const BODY_CODES: ReadonlySet<number> = new Set([ErrorCode.UNSUPPORTED_MEDIA_TYPE, ErrorCode.MALFORMED_JSON, ErrorCode.BODY_TOO_LARGE]);

@@ -3,13 +3,15 @@
  * optional query schema, its response (data) schema and whether it writes.
  * The wrapper runs the same steps for all of them:
  *   body is a JSON object → body/query parsed (the verdict kept for later)
- *   → inside one group-commit batch (write-queue.ts): signature verified,
- *   per-api_key rate limit, nonce consumed, service called → after the
- *   commit (a read's nonce is not fsynced on its own): the validation error
- *   if any, else the envelope serialised through the response schema.
- * A write route marked `idempotent` also honours an Idempotency-Key header:
- * inside the same write, a stored first answer is replayed (or a mismatch
- * refused) instead of writing, and a new answer is stored with the write.
+ *   → inside one write unit of work (SQLite: one group-commit batch):
+ *   signature verified, per-api_key rate limit, nonce consumed, service
+ *   called → after the commit (a read's nonce is not flushed on its own):
+ *   the validation error if any, else the envelope serialised through the
+ *   response schema.
+ * A write route marked `idempotent` also honours an Idempotency-Key header
+ * through the idempotency service: a stored first answer is replayed (or a
+ * mismatch refused) instead of writing, and a new answer is stored with the
+ * write.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -18,8 +20,10 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../src-shared/
 import { parseOrThrow } from '../../src-shared/validation/parse';
 import type { MerchantRow } from '../repositories/merchant-repository';
 import type { MerchantConsoleService } from '../service';
+import type { ReadTx, WriteTx } from '../store/store';
 import { envelopeJsonSchema, successEnvelope } from './envelope';
-import { IDEMPOTENCY_HEADER, idempotencyKeyOf, requestFingerprint } from '../services/idempotency-service';
+import { IDEMPOTENCY_HEADER, idempotencyKeyOf, idempotencyKeySchema, requestFingerprint } from '../services/idempotency-service';
+import type { RouteDoc } from './openapi/route-doc';
 
 export interface MerchantRouteContext<B, Q> {
   merchant: MerchantRow;
@@ -31,6 +35,11 @@ export interface MerchantRouteContext<B, Q> {
 interface MerchantRouteBase<B extends z.ZodType, Q extends z.ZodType, R extends z.ZodType> {
   /** Path below `{base_path}/merchant/`. */
   name: string;
+  /** For the API reference (OpenAPI document): one line, and optionally more. */
+  summary: string;
+  description?: string;
+  /** HTTP statuses of refusals particular to this route (every signed route can answer 400 and 401). */
+  errors?: number[];
   body: B;
   query?: Q;
   response: R;
@@ -42,13 +51,13 @@ interface MerchantRouteBase<B extends z.ZodType, Q extends z.ZodType, R extends 
 
 export interface ReadRoute<B extends z.ZodType, Q extends z.ZodType, R extends z.ZodType> extends MerchantRouteBase<B, Q, R> {
   kind: 'read';
-  handle(ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): z.output<R>;
+  handle(tx: ReadTx, ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): Promise<z.output<R>>;
 }
 
 export interface WriteRoute<B extends z.ZodType, Q extends z.ZodType, R extends z.ZodType, T> extends MerchantRouteBase<B, Q, R> {
   kind: 'write';
-  /** Runs inside the request's write transaction (synchronous, atomic). */
-  write(ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): T;
+  /** Runs inside the request's unit of work, atomically (a refusal undoes it and keeps only the nonce). */
+  write(tx: WriteTx, ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): Promise<T>;
   /** Turns the committed result into the response data (after the commit). */
   present(result: T, ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): z.output<R>;
   /**
@@ -112,11 +121,14 @@ export function registerMerchantRoute(
   options: MerchantRouteOptions = {},
 ): void {
   const { requestAuth, idempotency } = service.services;
-  const db = service.db;
+  const { store, clock } = service;
 
   app.post(
     `${prefix}/merchant/${route.name}`,
-    { schema: { response: { 200: envelopeJsonSchema(route.response, { withTime: route.withTime === true }) } } },
+    {
+      schema: { response: { 200: envelopeJsonSchema(route.response, { withTime: route.withTime === true }) } },
+      config: { openapi: merchantRouteDoc(route) },
+    },
     async (request, reply) => {
       const rawBody = request.body as JsonValue | undefined;
       if (!isJsonObject(rawBody)) throw new AppError(ErrorCode.BODY_NOT_OBJECT, 'body: must be a JSON object');
@@ -124,8 +136,8 @@ export function registerMerchantRoute(
       const rawQuery = singleValuedQuery(request.query);
 
       // Parsed here (CPU only) but reported only after authentication, which
-      // runs in the batch below: an unauthenticated request learns nothing,
-      // and a signed one uses up its nonce whether or not it is valid.
+      // runs in the unit of work below: an unauthenticated request learns
+      // nothing, and a signed one uses up its nonce whether or not it is valid.
       let input: { body: unknown; query: unknown } | undefined;
       let invalid: unknown;
       let idempotencyKey: string | undefined;
@@ -143,41 +155,46 @@ export function registerMerchantRoute(
       const fingerprint = idempotencyKey === undefined ? '' : requestFingerprint(body, rawQuery);
       let ctx: MerchantRouteContext<unknown, unknown> | undefined;
 
-      // Only the nonce of a read (or of a refused write) needs no fsync of its
+      // Only the nonce of a read (or of a refused write) needs no flush of its
       // own: it is safe from a process crash at once and on disk with the next
-      // durable commit (write-queue.ts, docs/benchmarks.md).
+      // durable commit (docs/decisions.md).
       const writes = route.kind === 'write' && input !== undefined;
-      const outcome = await service.writeQueue.run(
-        (): Outcome | undefined => {
-          // Every SQLite read of the request runs in the batch's transaction:
-          // the batch takes SQLite's lock once instead of once per statement.
-          // A refusal here (authentication, rate limit) throws: the job's
-          // savepoint is undone and the nonce stays unused.
-          const verified = requestAuth.verify(body, rawQuery);
+      const outcome = await store.write(
+        async (tx): Promise<Outcome | undefined> => {
+          // Every read of the request runs in this unit of work: SQLite takes
+          // its lock once per batch instead of once per statement. A refusal
+          // here (authentication, rate limit) throws: nothing is written and
+          // the nonce stays unused.
+          const verified = await requestAuth.verify(tx, body, rawQuery);
           options.checkApiKey?.(verified.merchant.api_key);
-          requestAuth.consumeNonce(verified);
+          await requestAuth.consumeNonce(tx, verified);
           if (!input) return undefined;
           const c = (ctx = { merchant: verified.merchant, body: input.body, query: input.query, request });
           try {
-            if (route.kind === 'read') return { ok: true, value: route.handle(c) };
-            // Savepoint: a failed write leaves the nonce consumed and nothing else.
+            if (route.kind === 'read') return { ok: true, value: await route.handle(tx, c) };
+            // Savepoint: a refused write leaves the nonce consumed and nothing else.
             return {
               ok: true,
-              value: db.transaction((): WriteResult => {
-                if (idempotencyKey === undefined) return { result: route.write(c) };
-                const merchantId = verified.merchant.id;
-                const replay = idempotency.replayFor(merchantId, idempotencyKey, fingerprint);
-                if (replay !== undefined) return { envelope: replay, replayed: true };
-                const result = route.write(c);
-                const time = route.withTime ? String(service.ctx.clock.now()) : undefined;
-                const envelope = JSON.stringify(successEnvelope(route.present(result, c), route.message ?? 'success', time));
-                idempotency.remember(merchantId, idempotencyKey, fingerprint, envelope, route.orderIdOf?.(result) ?? null);
-                return { envelope, replayed: false };
-              })(),
+              value: await tx.savepoint(async (tx): Promise<WriteResult> => {
+                if (idempotencyKey === undefined) return { result: await route.write(tx, c) };
+                const answer = await idempotency.once(tx, {
+                  merchantId: verified.merchant.id,
+                  key: idempotencyKey,
+                  fingerprint,
+                  mismatchMessage: 'Idempotency-Key: already used with different parameters',
+                  write: async () => {
+                    const result = await route.write(tx, c);
+                    const time = route.withTime ? String(clock.now()) : undefined;
+                    const envelope = JSON.stringify(successEnvelope(route.present(result, c), route.message ?? 'success', time));
+                    return { answer: envelope, orderId: route.orderIdOf?.(result) ?? null };
+                  },
+                });
+                return { envelope: answer.answer, replayed: answer.replayed };
+              }),
             };
           } catch (error) {
-            // SQLite rolled the whole batch back (disk full, I/O): fail it, don't run on outside it.
-            if (!db.inTransaction) throw error;
+            // A refusal of the service is the answer; anything else (storage) fails the unit of work.
+            if (!(error instanceof AppError)) throw error;
             return { ok: false, error };
           }
         },
@@ -193,8 +210,43 @@ export function registerMerchantRoute(
       }
 
       const data = route.kind === 'write' ? route.present((outcome!.value as { result: unknown }).result, ctx!) : outcome!.value;
-      const time = route.withTime ? String(service.ctx.clock.now()) : undefined;
+      const time = route.withTime ? String(clock.now()) : undefined;
       return successEnvelope(data, route.message ?? 'success', time);
     },
   );
+}
+
+/** A merchant route's entry in the OpenAPI document: its own schemas, signed, the idempotency header if it takes one. */
+function merchantRouteDoc(route: MerchantRoute): RouteDoc {
+  const idempotent = route.kind === 'write' && route.idempotent === true;
+  return {
+    tag: 'merchant',
+    operationId: route.name,
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    signed: true,
+    ...(route.query ? { query: route.query } : {}),
+    ...(idempotent
+      ? {
+          headers: {
+            'Idempotency-Key': {
+              description:
+                'Replays the first answer (byte for byte) for the same key and parameters instead of writing again; the same key with other parameters is a 409 (code 4003). Per merchant, kept 24 h.',
+              schema: idempotencyKeySchema,
+            },
+          },
+        }
+      : {}),
+    body: { schema: route.body, description: 'The parameters, with api_key, timestamp, nonce and signature (see the requestSignature scheme).' },
+    responses: {
+      200: {
+        description: 'Done.',
+        envelope: route.response,
+        withTime: route.withTime === true,
+        ...(route.message ? { message: route.message } : {}),
+        ...(idempotent ? { headers: { 'Idempotent-Replayed': { description: '`true` when this is the stored first answer of the Idempotency-Key.' } } } : {}),
+      },
+    },
+    errors: route.errors ?? [],
+  };
 }

@@ -20,14 +20,18 @@ import { defaultConsoleDir, registerConsoleRoutes } from './console-routes';
 import { registerChannelRoutes } from './routes/channel-routes';
 import { registerCheckoutRoutes } from './routes/checkout-routes';
 import { isIP } from 'node:net';
+import { collectRouteDocs } from './openapi/route-doc';
+import { registerReferenceRoutes } from './openapi/reference-routes';
+
+export type LoggerOption = boolean | { level: string; stream?: { write(line: string): void } };
 
 export interface ListenerOptions {
   host?: string;
   port?: number;
   /** Prefix of the merchant endpoints, default /addons/paychannel. */
   basePath?: string;
-  /** Fastify logger: false (tests), or pino options. Request bodies are never logged. */
-  logger?: boolean | { level: string };
+  /** Fastify logger: false (tests), or pino options (a `stream` lets tests read the lines). Request bodies are never logged. */
+  logger?: LoggerOption;
   /** Public base URL for pay pages; default http://host:port as bound. */
   publicUrl?: string;
   /** The browser console (/console/, /console-api/; docs/console.md): on unless false. */
@@ -39,6 +43,8 @@ export interface ListenerOptions {
    * address (per-address rate limit, logs) is then the one the proxy reports. Default: none, the TCP peer.
    */
   trustProxy?: readonly string[];
+  /** Runs on the app before any route is added (tests check every response against the OpenAPI document here). */
+  setup?: (app: FastifyInstance) => void;
 }
 
 /** `10.0.0.1,10.0.0.0/8,::1` → checked list for `trustProxy`; throws naming the bad entry. */
@@ -103,10 +109,20 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
     },
   });
 
+  // Every route from here on is recorded for the OpenAPI document ({base_path}/openapi.json).
+  collectRouteDocs(app);
+  options.setup?.(app);
+
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    // The body is read as UTF-8: another declared charset would be misread, not converted.
-    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(request.headers['content-type'] ?? '')?.[1];
+    // The body is read as UTF-8: another declared charset would be misread, not converted. Two
+    // charsets are refused whatever they say: another reader (a proxy, a log) may believe the other one.
+    const charsets = [...(request.headers['content-type'] ?? '').matchAll(/;\s*charset\s*=\s*"?([^";\s]*)/gi)].map((m) => m[1]!);
+    if (charsets.length > 1) {
+      done(new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, `Content-Type: charset must be given once, not ${charsets.length} times`), undefined);
+      return;
+    }
+    const charset = charsets[0];
     if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
       done(new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, `Content-Type: charset must be utf-8, not ${charset.slice(0, 32)}`), undefined);
       return;
@@ -160,6 +176,7 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
   for (const route of merchantRoutes(service)) {
     registerMerchantRoute(app, service, prefix, route, { checkApiKey: byApiKey ? (apiKey) => byApiKey.take(apiKey) : undefined });
   }
+  registerReferenceRoutes(app, prefix, { serverUrl: options.publicUrl ?? '/', version: packageVersion() });
   // Region endpoints sit at the host root, independent of the merchant base path.
   registerRegionRoutes(app, service.services.regions);
   if (options.console !== false) {
@@ -182,7 +199,7 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
  * query parameter: the console login URL carries its single-use token there,
  * and a HEAD or a refused GET leaves that token valid.
  */
-function withRedactedUrls(logger: boolean | { level: string }): false | { level?: string; serializers: Record<string, (value: FastifyRequest) => unknown> } {
+function withRedactedUrls(logger: LoggerOption): false | { level?: string; stream?: { write(line: string): void }; serializers: Record<string, (value: FastifyRequest) => unknown> } {
   if (logger === false) return false;
   return {
     ...(logger === true ? {} : logger),
@@ -202,13 +219,41 @@ function withRedactedUrls(logger: boolean | { level: string }): false | { level?
  * A request URL fit for the log: bearer credentials in it are replaced — a
  * console login token (`?token=`) and a checkout page's pay token
  * (`/pay/<token>…`, which lets anyone press Pay or Fail on a sandbox order).
+ * Names are compared as the router reads them, percent-decoded
+ * (`?%74oken=`, `/%70ay/`), else an encoded spelling would reach the route and
+ * leave the token in clear in the log. Case is ignored: redacting too much is harmless.
  */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]').replace(/^\/pay\/[^/?#]+/, '/pay/[redacted]');
+  // find-my-way ends the path at the first ? or #; the rest is the query string (fast-querystring, split on &).
+  const cut = url.slice(1).search(/[?#]/) + 1;
+  const pathPart = cut === 0 ? url : url.slice(0, cut);
+  const segments = pathPart.split('/');
+  if (segments.length > 2 && segments[0] === '' && percentDecoded(segments[1]!).toLowerCase() === 'pay') segments[2] = '[redacted]';
+  if (cut === 0) return segments.join('/');
+  const query = url
+    .slice(cut + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq === -1 ? pair : pair.slice(0, eq);
+      return percentDecoded(name.replaceAll('+', ' ')).toLowerCase() === 'token' && eq !== -1 ? `${name}=[redacted]` : pair;
+    });
+  return `${segments.join('/')}${url[cut]}${query.join('&')}`;
 }
+
+/** Every well-formed %XX escape decoded, as one byte each (enough to spell an ASCII name); bad escapes kept. */
+function percentDecoded(text: string): string {
+  return text.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/** How long a refused client may go on sending after its answer before the connection is cut. */
+const REFUSED_LINGER_MS = 2_000;
 
 function writeClientError(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // The parser fails again on every later chunk of a refused request: answer
+  // once (a second end() fails and destroys the socket with its input unread).
+  if (socket.writableEnded) return;
   // A client too slow to send its request within requestTimeout gets no answer.
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     socket.destroy();
@@ -223,6 +268,11 @@ function writeClientError(err: NodeJS.ErrnoException, socket: import('node:strea
   socket.end(
     `HTTP/1.1 ${appError.httpStatus} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+  // The rest of the request is read and dropped until the client closes:
+  // closing with input unread sends a reset, which can cost the client the
+  // answer. A client that keeps sending is cut off after a while.
+  const linger = setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
+  socket.once('close', () => clearTimeout(linger));
 }
 
 export interface RunningListener {
@@ -249,6 +299,8 @@ export async function startListener(service: MerchantConsoleService, options: Li
   const url = `http://${urlHost}:${port}`;
   listening = { url, settings: { enabled: true, host, port, base_path: normaliseBasePath(options.basePath ?? DEFAULT_BASE_PATH) } };
   service.setPublicUrl(options.publicUrl ?? url);
+  // Callbacks never go to this listener: its bound address (a wildcard stands for every local one) and its public URL.
+  service.setOwnListeners([`http://${host.includes(':') ? `[${host}]` : host}:${port}`, ...(options.publicUrl ? [options.publicUrl] : [])]);
   return {
     app,
     url,

@@ -28,8 +28,9 @@ export type PlatformAccount = (typeof PLATFORM_ACCOUNTS)[number];
 
 export type Account = MerchantAccount | PlatformAccount;
 
-export type LedgerKind = LedgerEffect | 'sell_freeze' | 'adjustment';
-export const LEDGER_KINDS: readonly LedgerKind[] = ['buy_paid', 'sell_freeze', 'sell_paid_out', 'sell_release', 'adjustment'];
+export type LedgerKind = LedgerEffect | 'sell_freeze' | 'adjustment' | HoldKind;
+/** A withdrawal waiting for approval: its sum held (moved to frozen) and released again (docs/ledger.md). */
+export type HoldKind = 'withdrawal_hold' | 'withdrawal_release';
 
 export interface Posting {
   account: Account;
@@ -55,7 +56,7 @@ function nonZero(postings: Posting[]): Posting[] {
 }
 
 /** Postings of an order movement. */
-export function orderPostings(kind: Exclude<LedgerKind, 'adjustment'>, o: OrderAmounts): Posting[] {
+export function orderPostings(kind: Exclude<LedgerKind, 'adjustment' | HoldKind>, o: OrderAmounts): Posting[] {
   switch (kind) {
     // Buy paid: the payer's money is split into the merchant's available
     // balance, its security deposit and the platform's service fee.
@@ -91,6 +92,15 @@ export function orderPostings(kind: Exclude<LedgerKind, 'adjustment'>, o: OrderA
         { account: 'merchant_available', amount: o.merchant_actual_amount },
       ]);
   }
+}
+
+/** A withdrawal's sum held while it waits for approval, or released again (amount > 0). */
+export function holdPostings(kind: HoldKind, amount: number): Posting[] {
+  const sign = kind === 'withdrawal_hold' ? 1 : -1;
+  return [
+    { account: 'merchant_available', amount: -sign * amount },
+    { account: 'merchant_frozen', amount: sign * amount },
+  ];
 }
 
 /** An operator adjustment of the available balance (amount signed, ≠ 0). */

@@ -1,5 +1,5 @@
-import type { Database } from 'better-sqlite3';
 import type { ChannelCategory, ChannelDriver } from '../../src-shared/constants';
+import type { ReadTx, WriteTx } from '../store/store';
 
 export interface ChannelRow {
   id: number;
@@ -51,79 +51,77 @@ export interface LinkedChannelRow extends ChannelRow {
 const LINKED_COLUMNS = `c.*, l.service_rate AS link_service_rate, l.passage_rate AS link_passage_rate,
   l.deposit_rate AS link_deposit_rate, l.base_rate AS link_base_rate`;
 
-export function createChannelRepository(db: Database) {
-  const insert = db.prepare<NewChannelRow>(
-    `INSERT INTO channels (category, name, pay_method, driver, config_enc, service_rate, passage_rate, deposit_rate, base_rate,
-       min_amount, max_amount, enabled, pay_timeout_seconds, settle_delay_seconds, payout_delay_seconds, createtime, updatetime)
-     VALUES (@category, @name, @pay_method, @driver, @config_enc, @service_rate, @passage_rate, @deposit_rate, @base_rate,
-       @min_amount, @max_amount, @enabled, @pay_timeout_seconds, @settle_delay_seconds, @payout_delay_seconds, @createtime, @createtime)`,
-  );
-  const update = db.prepare<Omit<ChannelRow, 'createtime' | 'category' | 'driver'>>(
-    `UPDATE channels SET name = @name, pay_method = @pay_method, config_enc = @config_enc, service_rate = @service_rate,
-       passage_rate = @passage_rate, deposit_rate = @deposit_rate, base_rate = @base_rate, min_amount = @min_amount,
-       max_amount = @max_amount, enabled = @enabled, pay_timeout_seconds = @pay_timeout_seconds,
-       settle_delay_seconds = @settle_delay_seconds, payout_delay_seconds = @payout_delay_seconds, updatetime = @updatetime
-     WHERE id = @id`,
-  );
-  const byId = db.prepare<[number], ChannelRow>('SELECT * FROM channels WHERE id = ?');
-  const setConfig = db.prepare<[string, number]>('UPDATE channels SET config_enc = ? WHERE id = ?');
-  const all = db.prepare<[], ChannelRow>('SELECT * FROM channels ORDER BY id');
-  const link = db.prepare<LinkRow>(
-    `INSERT INTO merchant_channels (merchant_id, channel_id, service_rate, passage_rate, deposit_rate, base_rate, createtime)
-     VALUES (@merchant_id, @channel_id, @service_rate, @passage_rate, @deposit_rate, @base_rate, @createtime)
-     ON CONFLICT (merchant_id, channel_id) DO UPDATE SET service_rate = excluded.service_rate,
-       passage_rate = excluded.passage_rate, deposit_rate = excluded.deposit_rate, base_rate = excluded.base_rate`,
-  );
-  const unlink = db.prepare<[number, number]>('DELETE FROM merchant_channels WHERE merchant_id = ? AND channel_id = ?');
-  const linksOfChannel = db.prepare<[number], LinkRow>('SELECT * FROM merchant_channels WHERE channel_id = ? ORDER BY merchant_id');
-  const linksOfMerchant = db.prepare<[number], LinkRow>('SELECT * FROM merchant_channels WHERE merchant_id = ? ORDER BY channel_id');
-  const linked = db.prepare<[number, number], LinkedChannelRow>(
-    `SELECT ${LINKED_COLUMNS} FROM merchant_channels l JOIN channels c ON c.id = l.channel_id
-     WHERE l.merchant_id = ? AND l.channel_id = ?`,
-  );
-  const enabledLinked = db.prepare<[number], LinkedChannelRow>(
-    `SELECT ${LINKED_COLUMNS} FROM merchant_channels l JOIN channels c ON c.id = l.channel_id
-     WHERE l.merchant_id = ? AND c.enabled = 1 ORDER BY c.id`,
-  );
-  const enabledLinkedByCategory = db.prepare<[number, string], LinkedChannelRow>(
-    `SELECT ${LINKED_COLUMNS} FROM merchant_channels l JOIN channels c ON c.id = l.channel_id
-     WHERE l.merchant_id = ? AND c.enabled = 1 AND c.category = ? ORDER BY c.id`,
-  );
-
+export function createChannelRepository() {
   return {
-    insert(row: NewChannelRow): number {
-      return Number(insert.run(row).lastInsertRowid);
+    async insert(tx: WriteTx, row: NewChannelRow): Promise<number> {
+      const inserted = await tx.get<{ id: number }>(
+        `INSERT INTO channels (category, name, pay_method, driver, config_enc, service_rate, passage_rate, deposit_rate, base_rate,
+           min_amount, max_amount, enabled, pay_timeout_seconds, settle_delay_seconds, payout_delay_seconds, createtime, updatetime)
+         VALUES (@category, @name, @pay_method, @driver, @config_enc, @service_rate, @passage_rate, @deposit_rate, @base_rate,
+           @min_amount, @max_amount, @enabled, @pay_timeout_seconds, @settle_delay_seconds, @payout_delay_seconds, @createtime, @createtime)
+         RETURNING id`,
+        row,
+      );
+      return inserted!.id;
     },
-    update(row: Omit<ChannelRow, 'createtime' | 'category' | 'driver'>): boolean {
-      return update.run(row).changes === 1;
+    async update(tx: WriteTx, row: Omit<ChannelRow, 'createtime' | 'category' | 'driver'>): Promise<boolean> {
+      const changed = await tx.run(
+        `UPDATE channels SET name = @name, pay_method = @pay_method, config_enc = @config_enc, service_rate = @service_rate,
+           passage_rate = @passage_rate, deposit_rate = @deposit_rate, base_rate = @base_rate, min_amount = @min_amount,
+           max_amount = @max_amount, enabled = @enabled, pay_timeout_seconds = @pay_timeout_seconds,
+           settle_delay_seconds = @settle_delay_seconds, payout_delay_seconds = @payout_delay_seconds, updatetime = @updatetime
+         WHERE id = @id`,
+        row,
+      );
+      return changed === 1;
     },
     /** Replaces the sealed driver config only (e.g. a generated sandbox secret). */
-    setConfig(id: number, configEnc: string): void {
-      setConfig.run(configEnc, id);
+    async setConfig(tx: WriteTx, id: number, configEnc: string): Promise<void> {
+      await tx.run('UPDATE channels SET config_enc = ? WHERE id = ?', [configEnc, id]);
     },
-    findById(id: number): ChannelRow | undefined {
-      return byId.get(id);
+    findById(tx: ReadTx, id: number): Promise<ChannelRow | undefined> {
+      return tx.get('SELECT * FROM channels WHERE id = ?', [id]);
     },
-    list(): ChannelRow[] {
-      return all.all();
+    list(tx: ReadTx): Promise<ChannelRow[]> {
+      return tx.all('SELECT * FROM channels ORDER BY id');
     },
-    link(row: LinkRow): void {
-      link.run(row);
+    async link(tx: WriteTx, row: LinkRow): Promise<void> {
+      await tx.run(
+        `INSERT INTO merchant_channels (merchant_id, channel_id, service_rate, passage_rate, deposit_rate, base_rate, createtime)
+         VALUES (@merchant_id, @channel_id, @service_rate, @passage_rate, @deposit_rate, @base_rate, @createtime)
+         ON CONFLICT (merchant_id, channel_id) DO UPDATE SET service_rate = excluded.service_rate,
+           passage_rate = excluded.passage_rate, deposit_rate = excluded.deposit_rate, base_rate = excluded.base_rate`,
+        row,
+      );
     },
-    unlink(merchantId: number, channelId: number): boolean {
-      return unlink.run(merchantId, channelId).changes === 1;
+    async unlink(tx: WriteTx, merchantId: number, channelId: number): Promise<boolean> {
+      return (await tx.run('DELETE FROM merchant_channels WHERE merchant_id = ? AND channel_id = ?', [merchantId, channelId])) === 1;
     },
-    linksOfChannel(channelId: number): LinkRow[] {
-      return linksOfChannel.all(channelId);
+    linksOfChannel(tx: ReadTx, channelId: number): Promise<LinkRow[]> {
+      return tx.all('SELECT * FROM merchant_channels WHERE channel_id = ? ORDER BY merchant_id', [channelId]);
     },
-    linksOfMerchant(merchantId: number): LinkRow[] {
-      return linksOfMerchant.all(merchantId);
+    linksOfMerchant(tx: ReadTx, merchantId: number): Promise<LinkRow[]> {
+      return tx.all('SELECT * FROM merchant_channels WHERE merchant_id = ? ORDER BY channel_id', [merchantId]);
     },
-    findLinked(merchantId: number, channelId: number): LinkedChannelRow | undefined {
-      return linked.get(merchantId, channelId);
+    findLinked(tx: ReadTx, merchantId: number, channelId: number): Promise<LinkedChannelRow | undefined> {
+      return tx.get(
+        `SELECT ${LINKED_COLUMNS} FROM merchant_channels l JOIN channels c ON c.id = l.channel_id
+         WHERE l.merchant_id = ? AND l.channel_id = ?`,
+        [merchantId, channelId],
+      );
     },
-    listEnabledLinked(merchantId: number, category?: ChannelCategory): LinkedChannelRow[] {
-      return category ? enabledLinkedByCategory.all(merchantId, category) : enabledLinked.all(merchantId);
+    listEnabledLinked(tx: ReadTx, merchantId: number, category?: ChannelCategory): Promise<LinkedChannelRow[]> {
+      return category
+        ? tx.all(
+            `SELECT ${LINKED_COLUMNS} FROM merchant_channels l JOIN channels c ON c.id = l.channel_id
+             WHERE l.merchant_id = ? AND c.enabled = 1 AND c.category = ? ORDER BY c.id`,
+            [merchantId, category],
+          )
+        : tx.all(
+            `SELECT ${LINKED_COLUMNS} FROM merchant_channels l JOIN channels c ON c.id = l.channel_id
+             WHERE l.merchant_id = ? AND c.enabled = 1 ORDER BY c.id`,
+            [merchantId],
+          );
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { ReadTx, WriteTx } from '../store/store';
 
 export interface ConsoleSecretRow {
   id: string;
@@ -12,59 +12,48 @@ export interface ConsoleSessionRow extends ConsoleSecretRow {
 }
 
 /** Login tokens and sessions of the browser console (hashes only). */
-export function createConsoleAuthRepository(db: Database) {
-  const insertToken = db.prepare<ConsoleSecretRow>(
-    'INSERT INTO console_login_tokens (id, secret_hash, created_at, expires_at) VALUES (@id, @secret_hash, @created_at, @expires_at)',
-  );
-  const tokenById = db.prepare<[string], ConsoleSecretRow>('SELECT * FROM console_login_tokens WHERE id = ?');
-  const deleteToken = db.prepare<[string]>('DELETE FROM console_login_tokens WHERE id = ?');
-  const insertSession = db.prepare<ConsoleSessionRow>(
-    `INSERT INTO console_sessions (id, secret_hash, created_at, last_seen_at, expires_at)
-     VALUES (@id, @secret_hash, @created_at, @last_seen_at, @expires_at)`,
-  );
-  const sessionById = db.prepare<[string], ConsoleSessionRow>('SELECT * FROM console_sessions WHERE id = ?');
-  const touchSession = db.prepare<[number, string]>('UPDATE console_sessions SET last_seen_at = ? WHERE id = ?');
-  const deleteSession = db.prepare<[string]>('DELETE FROM console_sessions WHERE id = ?');
-  const deleteAllTokens = db.prepare('DELETE FROM console_login_tokens');
-  const deleteAllSessions = db.prepare('DELETE FROM console_sessions');
-  const purgeTokens = db.prepare<[number]>('DELETE FROM console_login_tokens WHERE expires_at <= ?');
-  const purgeSessions = db.prepare<[number, number]>('DELETE FROM console_sessions WHERE expires_at <= ? OR last_seen_at <= ?');
-  const counts = db.prepare<[], { tokens: number; sessions: number }>(
-    'SELECT (SELECT count(*) FROM console_login_tokens) AS tokens, (SELECT count(*) FROM console_sessions) AS sessions',
-  );
-
+export function createConsoleAuthRepository() {
   return {
-    insertToken(row: ConsoleSecretRow): void {
-      insertToken.run(row);
+    async insertToken(tx: WriteTx, row: ConsoleSecretRow): Promise<void> {
+      await tx.run('INSERT INTO console_login_tokens (id, secret_hash, created_at, expires_at) VALUES (@id, @secret_hash, @created_at, @expires_at)', row);
     },
-    findToken(id: string): ConsoleSecretRow | undefined {
-      return tokenById.get(id);
+    findToken(tx: ReadTx, id: string): Promise<ConsoleSecretRow | undefined> {
+      return tx.get('SELECT * FROM console_login_tokens WHERE id = ?', [id]);
     },
     /** False when someone else used (deleted) it first. */
-    deleteToken(id: string): boolean {
-      return deleteToken.run(id).changes === 1;
+    async deleteToken(tx: WriteTx, id: string): Promise<boolean> {
+      return (await tx.run('DELETE FROM console_login_tokens WHERE id = ?', [id])) === 1;
     },
-    insertSession(row: ConsoleSessionRow): void {
-      insertSession.run(row);
+    async insertSession(tx: WriteTx, row: ConsoleSessionRow): Promise<void> {
+      await tx.run(
+        `INSERT INTO console_sessions (id, secret_hash, created_at, last_seen_at, expires_at)
+         VALUES (@id, @secret_hash, @created_at, @last_seen_at, @expires_at)`,
+        row,
+      );
     },
-    findSession(id: string): ConsoleSessionRow | undefined {
-      return sessionById.get(id);
+    findSession(tx: ReadTx, id: string): Promise<ConsoleSessionRow | undefined> {
+      return tx.get('SELECT * FROM console_sessions WHERE id = ?', [id]);
     },
-    touchSession(id: string, now: number): void {
-      touchSession.run(now, id);
+    async touchSession(tx: WriteTx, id: string, now: number): Promise<void> {
+      await tx.run('UPDATE console_sessions SET last_seen_at = ? WHERE id = ?', [now, id]);
     },
-    deleteSession(id: string): boolean {
-      return deleteSession.run(id).changes === 1;
+    async deleteSession(tx: WriteTx, id: string): Promise<boolean> {
+      return (await tx.run('DELETE FROM console_sessions WHERE id = ?', [id])) === 1;
     },
     /** Revokes everything: every unused login token and every session. */
-    deleteAll(): { tokens: number; sessions: number } {
-      return { tokens: deleteAllTokens.run().changes, sessions: deleteAllSessions.run().changes };
+    async deleteAll(tx: WriteTx): Promise<{ tokens: number; sessions: number }> {
+      return { tokens: await tx.run('DELETE FROM console_login_tokens'), sessions: await tx.run('DELETE FROM console_sessions') };
     },
-    purgeExpired(now: number, idleBefore: number): number {
-      return purgeTokens.run(now).changes + purgeSessions.run(now, idleBefore).changes;
+    async purgeExpired(tx: WriteTx, now: number, idleBefore: number): Promise<number> {
+      return (
+        (await tx.run('DELETE FROM console_login_tokens WHERE expires_at <= ?', [now])) +
+        (await tx.run('DELETE FROM console_sessions WHERE expires_at <= ? OR last_seen_at <= ?', [now, idleBefore]))
+      );
     },
-    counts(): { tokens: number; sessions: number } {
-      return counts.get()!;
+    async counts(tx: ReadTx): Promise<{ tokens: number; sessions: number }> {
+      return (await tx.get<{ tokens: number; sessions: number }>(
+        'SELECT (SELECT count(*) FROM console_login_tokens) AS tokens, (SELECT count(*) FROM console_sessions) AS sessions',
+      ))!;
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { ReadTx, WriteTx } from '../store/store';
 
 export interface IdempotencyRow {
   merchant_id: number;
@@ -10,23 +10,33 @@ export interface IdempotencyRow {
   expires_at: number;
 }
 
-export function createIdempotencyRepository(db: Database) {
-  const find = db.prepare<[number, string], IdempotencyRow>('SELECT * FROM idempotency_keys WHERE merchant_id = ? AND idem_key = ?');
-  // An expired key is replaced as if it were absent.
-  const put = db.prepare<IdempotencyRow>(
-    `INSERT OR REPLACE INTO idempotency_keys (merchant_id, idem_key, request_hash, response, order_id, createtime, expires_at)
-     VALUES (@merchant_id, @idem_key, @request_hash, @response, @order_id, @createtime, @expires_at)`,
-  );
-  const purge = db.prepare<[number]>('DELETE FROM idempotency_keys WHERE expires_at <= ?');
+export function createIdempotencyRepository() {
   return {
-    find(merchantId: number, key: string): IdempotencyRow | undefined {
-      return find.get(merchantId, key);
+    find(tx: ReadTx, merchantId: number, key: string): Promise<IdempotencyRow | undefined> {
+      return tx.get('SELECT * FROM idempotency_keys WHERE merchant_id = ? AND idem_key = ?', [merchantId, key]);
     },
-    put(row: IdempotencyRow): void {
-      put.run(row);
+    /**
+     * Takes the key for this unit of work: inserts it (with an empty
+     * response, filled in by `complete` before the commit), or takes over an
+     * expired one. False when a live key is there. A second instance taking
+     * the same key at once waits for the first one's commit, then sees it.
+     */
+    async claim(tx: WriteTx, row: Omit<IdempotencyRow, 'response' | 'order_id'>): Promise<boolean> {
+      const changed = await tx.run(
+        `INSERT INTO idempotency_keys (merchant_id, idem_key, request_hash, response, order_id, createtime, expires_at)
+         VALUES (@merchant_id, @idem_key, @request_hash, '', NULL, @createtime, @expires_at)
+         ON CONFLICT (merchant_id, idem_key) DO UPDATE SET request_hash = excluded.request_hash, response = '', order_id = NULL,
+           createtime = excluded.createtime, expires_at = excluded.expires_at
+         WHERE idempotency_keys.expires_at <= excluded.createtime`,
+        row,
+      );
+      return changed === 1;
     },
-    purgeExpired(now: number): number {
-      return purge.run(now).changes;
+    async complete(tx: WriteTx, merchantId: number, key: string, response: string, orderId: number | null): Promise<void> {
+      await tx.run('UPDATE idempotency_keys SET response = ?, order_id = ? WHERE merchant_id = ? AND idem_key = ?', [response, orderId, merchantId, key]);
+    },
+    purgeExpired(tx: WriteTx, now: number): Promise<number> {
+      return tx.run('DELETE FROM idempotency_keys WHERE expires_at <= ?', [now]);
     },
   };
 }

@@ -1,11 +1,13 @@
-import type { Database } from 'better-sqlite3';
 import type { Account, LedgerKind, MerchantAccount } from '../ledger/posting-rules';
+import type { ReadTx, WriteTx } from '../store/store';
 
 export interface LedgerTransactionRow {
   id: number;
   kind: LedgerKind;
   merchant_id: number;
   order_id: number | null;
+  /** The approval request a withdrawal hold belongs to (migration 9). */
+  approval_id: number | null;
   reason: string;
   createtime: number;
 }
@@ -32,78 +34,76 @@ export interface BalanceDelta {
   deposit: number;
 }
 
-export function createLedgerRepository(db: Database) {
-  const insertTransaction = db.prepare<Omit<LedgerTransactionRow, 'id'>>(
-    `INSERT INTO ledger_transactions (kind, merchant_id, order_id, reason, createtime)
-     VALUES (@kind, @merchant_id, @order_id, @reason, @createtime)`,
-  );
-  const insertEntry = db.prepare<Omit<LedgerEntryRow, 'id'>>(
-    `INSERT INTO ledger_entries (transaction_id, account, merchant_id, amount) VALUES (@transaction_id, @account, @merchant_id, @amount)`,
-  );
-  // Two statements, not an upsert: the CHECK (>= 0) would judge the
-  // inserted delta row itself before any conflict resolution.
-  const ensureBalance = db.prepare<[number, number]>(
-    'INSERT OR IGNORE INTO merchant_balances (merchant_id, available, frozen, deposit, updatetime) VALUES (?, 0, 0, 0, ?)',
-  );
-  const applyDelta = db.prepare<BalanceDelta & { merchant_id: number; now: number }>(
-    `UPDATE merchant_balances SET available = available + @available, frozen = frozen + @frozen, deposit = deposit + @deposit,
-       updatetime = @now WHERE merchant_id = @merchant_id`,
-  );
-  const balance = db.prepare<[number], BalanceRow>('SELECT * FROM merchant_balances WHERE merchant_id = ?');
-  const allBalances = db.prepare<[], BalanceRow>('SELECT * FROM merchant_balances ORDER BY merchant_id');
-  const ledgerSums = db.prepare<[number], { account: MerchantAccount; total: number }>(
-    `SELECT account, sum(amount) AS total FROM ledger_entries WHERE merchant_id = ? GROUP BY account`,
-  );
-  const transactionsOfOrder = db.prepare<[number], LedgerTransactionRow>('SELECT * FROM ledger_transactions WHERE order_id = ? ORDER BY id');
-  const entriesOfTransaction = db.prepare<[number], LedgerEntryRow>('SELECT * FROM ledger_entries WHERE transaction_id = ? ORDER BY id');
-  const transactionsOfMerchant = db.prepare<[number, number, number], LedgerTransactionRow>(
-    'SELECT * FROM ledger_transactions WHERE merchant_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
-  );
-  const unbalanced = db.prepare<[], { transaction_id: number; total: number }>(
-    'SELECT transaction_id, sum(amount) AS total FROM ledger_entries GROUP BY transaction_id HAVING sum(amount) <> 0',
-  );
-  const accountTotals = db.prepare<[], { account: Account; total: number }>(
-    'SELECT account, sum(amount) AS total FROM ledger_entries GROUP BY account ORDER BY account',
-  );
-
+export function createLedgerRepository() {
   return {
-    insertTransaction(row: Omit<LedgerTransactionRow, 'id'>): number {
-      return Number(insertTransaction.run(row).lastInsertRowid);
+    async insertTransaction(tx: WriteTx, row: Omit<LedgerTransactionRow, 'id'>): Promise<number> {
+      const inserted = await tx.get<{ id: number }>(
+        `INSERT INTO ledger_transactions (kind, merchant_id, order_id, approval_id, reason, createtime)
+         VALUES (@kind, @merchant_id, @order_id, @approval_id, @reason, @createtime) RETURNING id`,
+        row,
+      );
+      return inserted!.id;
     },
-    insertEntry(row: Omit<LedgerEntryRow, 'id'>): void {
-      insertEntry.run(row);
+    async insertEntry(tx: WriteTx, row: Omit<LedgerEntryRow, 'id'>): Promise<void> {
+      await tx.run(
+        'INSERT INTO ledger_entries (transaction_id, account, merchant_id, amount) VALUES (@transaction_id, @account, @merchant_id, @amount)',
+        row,
+      );
     },
-    applyBalanceDelta(merchantId: number, delta: BalanceDelta, now: number): void {
-      ensureBalance.run(merchantId, now);
-      applyDelta.run({ merchant_id: merchantId, ...delta, now });
+    /**
+     * The merchant's cached balances, created at zero when missing, and
+     * locked until the end of the unit of work: two units moving one
+     * merchant's money (on any instance) run one after the other, so a
+     * check against the balance holds until the movement is written.
+     */
+    async lockBalance(tx: WriteTx, merchantId: number, now: number): Promise<BalanceRow> {
+      // Two statements, not an upsert: the CHECK (>= 0) would judge the
+      // inserted delta row itself before any conflict resolution.
+      await tx.run('INSERT INTO merchant_balances (merchant_id, available, frozen, deposit, updatetime) VALUES (?, 0, 0, 0, ?) ON CONFLICT DO NOTHING', [
+        merchantId,
+        now,
+      ]);
+      const row = await tx.get<BalanceRow>(`SELECT * FROM merchant_balances WHERE merchant_id = ?${tx.dialect === 'postgres' ? ' FOR UPDATE' : ''}`, [merchantId]);
+      return row!;
     },
-    balance(merchantId: number): BalanceRow | undefined {
-      return balance.get(merchantId);
+    async applyBalanceDelta(tx: WriteTx, merchantId: number, delta: BalanceDelta, now: number): Promise<void> {
+      await tx.run(
+        `UPDATE merchant_balances SET available = available + @available, frozen = frozen + @frozen, deposit = deposit + @deposit,
+           updatetime = @now WHERE merchant_id = @merchant_id`,
+        { merchant_id: merchantId, ...delta, now },
+      );
     },
-    allBalances(): BalanceRow[] {
-      return allBalances.all();
+    balance(tx: ReadTx, merchantId: number): Promise<BalanceRow | undefined> {
+      return tx.get('SELECT * FROM merchant_balances WHERE merchant_id = ?', [merchantId]);
+    },
+    allBalances(tx: ReadTx): Promise<BalanceRow[]> {
+      return tx.all('SELECT * FROM merchant_balances ORDER BY merchant_id');
     },
     /** Balances summed from the entries themselves (the source of truth). */
-    ledgerSums(merchantId: number): BalanceDelta {
+    async ledgerSums(tx: ReadTx, merchantId: number): Promise<BalanceDelta> {
       const out: BalanceDelta = { available: 0, frozen: 0, deposit: 0 };
-      for (const r of ledgerSums.all(merchantId)) out[r.account.slice('merchant_'.length) as keyof BalanceDelta] = r.total;
+      const rows = await tx.all<{ account: MerchantAccount; total: number }>(
+        'SELECT account, sum(amount) AS total FROM ledger_entries WHERE merchant_id = ? GROUP BY account',
+        [merchantId],
+      );
+      for (const r of rows) out[r.account.slice('merchant_'.length) as keyof BalanceDelta] = r.total;
       return out;
     },
-    transactionsOfOrder(orderId: number): LedgerTransactionRow[] {
-      return transactionsOfOrder.all(orderId);
+    transactionsOfOrder(tx: ReadTx, orderId: number): Promise<LedgerTransactionRow[]> {
+      return tx.all('SELECT * FROM ledger_transactions WHERE order_id = ? ORDER BY id', [orderId]);
     },
-    entriesOfTransaction(transactionId: number): LedgerEntryRow[] {
-      return entriesOfTransaction.all(transactionId);
+    entriesOfTransaction(tx: ReadTx, transactionId: number): Promise<LedgerEntryRow[]> {
+      return tx.all('SELECT * FROM ledger_entries WHERE transaction_id = ? ORDER BY id', [transactionId]);
     },
     /** Newest first, keyset-paginated by id. */
-    transactionsOfMerchant(merchantId: number, beforeId: number, limit: number): LedgerTransactionRow[] {
-      return transactionsOfMerchant.all(merchantId, beforeId, limit);
+    transactionsOfMerchant(tx: ReadTx, merchantId: number, beforeId: number, limit: number): Promise<LedgerTransactionRow[]> {
+      return tx.all('SELECT * FROM ledger_transactions WHERE merchant_id = ? AND id < ? ORDER BY id DESC LIMIT ?', [merchantId, beforeId, limit]);
     },
-    unbalancedTransactions(): { transaction_id: number; total: number }[] {
-      return unbalanced.all();
+    unbalancedTransactions(tx: ReadTx): Promise<{ transaction_id: number; total: number }[]> {
+      return tx.all('SELECT transaction_id, sum(amount) AS total FROM ledger_entries GROUP BY transaction_id HAVING sum(amount) <> 0');
     },
-    accountTotals(): { account: Account; total: number }[] {
-      return accountTotals.all();
+    accountTotals(tx: ReadTx): Promise<{ account: Account; total: number }[]> {
+      return tx.all('SELECT account, sum(amount) AS total FROM ledger_entries GROUP BY account ORDER BY account');
     },
   };
 }

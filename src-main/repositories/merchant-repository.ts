@@ -1,5 +1,5 @@
-import type { Database } from 'better-sqlite3';
 import type { SignType } from '../../src-shared/signing';
+import type { ReadTx, WriteTx } from '../store/store';
 
 export interface MerchantRow {
   id: number;
@@ -15,38 +15,35 @@ export interface MerchantRow {
 
 export type NewMerchantRow = Omit<MerchantRow, 'id' | 'updatetime'>;
 
-export function createMerchantRepository(db: Database) {
-  const insert = db.prepare<NewMerchantRow>(
-    `INSERT INTO merchants (name, api_key, api_secret_enc, sign_type, callback_url, enabled, createtime, updatetime)
-     VALUES (@name, @api_key, @api_secret_enc, @sign_type, @callback_url, @enabled, @createtime, @createtime)`,
-  );
-  const byId = db.prepare<[number], MerchantRow>('SELECT * FROM merchants WHERE id = ?');
-  const byApiKey = db.prepare<[string], MerchantRow>('SELECT * FROM merchants WHERE api_key = ?');
-  const all = db.prepare<[], MerchantRow>('SELECT * FROM merchants ORDER BY id');
-  const setSecret = db.prepare<[string, number, number]>('UPDATE merchants SET api_secret_enc = ?, updatetime = ? WHERE id = ?');
-  const setProfile = db.prepare<{ id: number; name: string; sign_type: SignType; callback_url: string | null; enabled: 0 | 1; updatetime: number }>(
-    `UPDATE merchants SET name = @name, sign_type = @sign_type, callback_url = @callback_url, enabled = @enabled, updatetime = @updatetime
-     WHERE id = @id`,
-  );
-
+export function createMerchantRepository() {
   return {
-    insert(row: NewMerchantRow): number {
-      return Number(insert.run(row).lastInsertRowid);
+    async insert(tx: WriteTx, row: NewMerchantRow): Promise<number> {
+      const inserted = await tx.get<{ id: number }>(
+        `INSERT INTO merchants (name, api_key, api_secret_enc, sign_type, callback_url, enabled, createtime, updatetime)
+         VALUES (@name, @api_key, @api_secret_enc, @sign_type, @callback_url, @enabled, @createtime, @createtime) RETURNING id`,
+        row,
+      );
+      return inserted!.id;
     },
-    findById(id: number): MerchantRow | undefined {
-      return byId.get(id);
+    findById(tx: ReadTx, id: number): Promise<MerchantRow | undefined> {
+      return tx.get('SELECT * FROM merchants WHERE id = ?', [id]);
     },
-    findByApiKey(apiKey: string): MerchantRow | undefined {
-      return byApiKey.get(apiKey);
+    findByApiKey(tx: ReadTx, apiKey: string): Promise<MerchantRow | undefined> {
+      return tx.get('SELECT * FROM merchants WHERE api_key = ?', [apiKey]);
     },
-    list(): MerchantRow[] {
-      return all.all();
+    list(tx: ReadTx): Promise<MerchantRow[]> {
+      return tx.all('SELECT * FROM merchants ORDER BY id');
     },
-    updateSecret(id: number, apiSecretEnc: string, now: number): boolean {
-      return setSecret.run(apiSecretEnc, now, id).changes === 1;
+    async updateSecret(tx: WriteTx, id: number, apiSecretEnc: string, now: number): Promise<boolean> {
+      return (await tx.run('UPDATE merchants SET api_secret_enc = ?, updatetime = ? WHERE id = ?', [apiSecretEnc, now, id])) === 1;
     },
-    updateProfile(row: Pick<MerchantRow, 'id' | 'name' | 'sign_type' | 'callback_url' | 'enabled'>, now: number): boolean {
-      return setProfile.run({ ...row, updatetime: now }).changes === 1;
+    async updateProfile(tx: WriteTx, row: Pick<MerchantRow, 'id' | 'name' | 'sign_type' | 'callback_url' | 'enabled'>, now: number): Promise<boolean> {
+      const changed = await tx.run(
+        `UPDATE merchants SET name = @name, sign_type = @sign_type, callback_url = @callback_url, enabled = @enabled, updatetime = @updatetime
+         WHERE id = @id`,
+        { ...row, updatetime: now },
+      );
+      return changed === 1;
     },
   };
 }

@@ -1,15 +1,17 @@
-import type { Database } from 'better-sqlite3';
+import type { WriteTx } from '../store/store';
 
-export function createNonceRepository(db: Database) {
-  const insert = db.prepare<[string, string, number]>('INSERT OR IGNORE INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?)');
-  const purge = db.prepare<[number]>('DELETE FROM nonces WHERE expires_at < ?');
+export function createNonceRepository() {
   return {
-    /** Records the pair; false when it was already there (a replay). */
-    consume(apiKey: string, nonce: string, expiresAt: number): boolean {
-      return insert.run(apiKey, nonce, expiresAt).changes === 1;
+    /**
+     * Records the pair; false when it was already there (a replay). Two
+     * instances inserting the same pair at once: the second waits for the
+     * first's commit and then inserts nothing, so one nonce is accepted once.
+     */
+    async consume(tx: WriteTx, apiKey: string, nonce: string, expiresAt: number): Promise<boolean> {
+      return (await tx.run('INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [apiKey, nonce, expiresAt])) === 1;
     },
-    purgeExpired(now: number): number {
-      return purge.run(now).changes;
+    purgeExpired(tx: WriteTx, now: number): Promise<number> {
+      return tx.run('DELETE FROM nonces WHERE expires_at < ?', [now]);
     },
   };
 }

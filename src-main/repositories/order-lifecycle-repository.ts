@@ -1,6 +1,6 @@
-import type { Database } from 'better-sqlite3';
 import type { OrderStatus } from '../../src-shared/constants';
 import type { TransitionSource } from '../../src-shared/order-state-machine';
+import type { ReadTx, WriteTx } from '../store/store';
 
 export interface TransitionRow {
   id: number;
@@ -22,65 +22,91 @@ export interface OrderJobRow {
   due_at: number;
   attempts: number;
   last_error: string | null;
+  /** The instance running it now, and until when its claim holds (migration 0008). */
+  claimed_by: string | null;
+  claimed_until: number | null;
   createtime: number;
 }
 
-/** Status transitions of orders and the work scheduled on them. */
-export function createOrderLifecycleRepository(db: Database) {
-  const insertTransition = db.prepare<Omit<TransitionRow, 'id'>>(
-    `INSERT INTO order_transitions (order_id, from_status, to_status, source, reason, createtime)
-     VALUES (@order_id, @from_status, @to_status, @source, @reason, @createtime)`,
-  );
-  const transitionsOf = db.prepare<[number], TransitionRow>('SELECT * FROM order_transitions WHERE order_id = ? ORDER BY id');
-  const reached = db.prepare<[number, string], { n: number }>(
-    'SELECT count(*) AS n FROM order_transitions WHERE order_id = ? AND to_status = ?',
-  );
-  const scheduleJob = db.prepare<{ order_id: number; kind: OrderJobKind; due_at: number; createtime: number }>(
-    `INSERT INTO order_jobs (order_id, kind, due_at, createtime) VALUES (@order_id, @kind, @due_at, @createtime)
-     ON CONFLICT (order_id, kind) DO UPDATE SET due_at = excluded.due_at, attempts = 0, last_error = NULL`,
-  );
-  const dueJobs = db.prepare<[number, number], OrderJobRow>('SELECT * FROM order_jobs WHERE due_at <= ? ORDER BY due_at, id LIMIT ?');
-  const jobsOf = db.prepare<[number], OrderJobRow>('SELECT * FROM order_jobs WHERE order_id = ? ORDER BY due_at, id');
-  const jobById = db.prepare<[number], OrderJobRow>('SELECT * FROM order_jobs WHERE id = ?');
-  const deleteJob = db.prepare<[number]>('DELETE FROM order_jobs WHERE id = ?');
-  const deleteJobsOf = db.prepare<[number]>('DELETE FROM order_jobs WHERE order_id = ?');
-  const retryJob = db.prepare<[number, string, number]>('UPDATE order_jobs SET due_at = ?, last_error = ?, attempts = attempts + 1 WHERE id = ?');
-  const nextDue = db.prepare<[], { due: number | null }>('SELECT min(due_at) AS due FROM order_jobs');
+const CLAIM = (lock: string) => `UPDATE order_jobs SET claimed_by = @instance, claimed_until = @until
+     WHERE id IN (SELECT id FROM order_jobs WHERE due_at <= @now AND (claimed_until IS NULL OR claimed_until <= @now)
+                  ORDER BY due_at, id LIMIT @limit${lock})
+     RETURNING *`;
+const CLAIM_SQLITE = CLAIM('');
+// Jobs another instance is claiming right now are skipped, not waited for.
+const CLAIM_POSTGRES = CLAIM(' FOR UPDATE SKIP LOCKED');
 
+/** Status transitions of orders and the work scheduled on them. */
+export function createOrderLifecycleRepository() {
   return {
-    insertTransition(row: Omit<TransitionRow, 'id'>): void {
-      insertTransition.run(row);
+    async insertTransition(tx: WriteTx, row: Omit<TransitionRow, 'id'>): Promise<void> {
+      await tx.run(
+        `INSERT INTO order_transitions (order_id, from_status, to_status, source, reason, createtime)
+         VALUES (@order_id, @from_status, @to_status, @source, @reason, @createtime)`,
+        row,
+      );
     },
-    transitionsOf(orderId: number): TransitionRow[] {
-      return transitionsOf.all(orderId);
+    transitionsOf(tx: ReadTx, orderId: number): Promise<TransitionRow[]> {
+      return tx.all('SELECT * FROM order_transitions WHERE order_id = ? ORDER BY id', [orderId]);
     },
     /** Whether the order was ever moved to this status. */
-    hasReached(orderId: number, status: OrderStatus): boolean {
-      return reached.get(orderId, status)!.n > 0;
+    async hasReached(tx: ReadTx, orderId: number, status: OrderStatus): Promise<boolean> {
+      const row = await tx.get<{ n: number }>('SELECT count(*) AS n FROM order_transitions WHERE order_id = ? AND to_status = ?', [orderId, status]);
+      return row!.n > 0;
     },
-    scheduleJob(orderId: number, kind: OrderJobKind, dueAt: number, now: number): void {
-      scheduleJob.run({ order_id: orderId, kind, due_at: dueAt, createtime: now });
+    /** (Re)schedules the order's job of this kind; a claim on the old one ends. */
+    async scheduleJob(tx: WriteTx, orderId: number, kind: OrderJobKind, dueAt: number, now: number): Promise<void> {
+      await tx.run(
+        `INSERT INTO order_jobs (order_id, kind, due_at, createtime) VALUES (@order_id, @kind, @due_at, @createtime)
+         ON CONFLICT (order_id, kind) DO UPDATE SET due_at = excluded.due_at, attempts = 0, last_error = NULL,
+           claimed_by = NULL, claimed_until = NULL`,
+        { order_id: orderId, kind, due_at: dueAt, createtime: now },
+      );
     },
-    dueJobs(now: number, limit: number): OrderJobRow[] {
-      return dueJobs.all(now, limit);
+    /** Claims up to `limit` due jobs for `instance` until `until`; oldest due first. */
+    async claimDue(tx: WriteTx, claim: { now: number; limit: number; instance: string; until: number }): Promise<OrderJobRow[]> {
+      const rows = await tx.all<OrderJobRow>(tx.dialect === 'postgres' ? CLAIM_POSTGRES : CLAIM_SQLITE, claim);
+      return rows.sort((a, b) => a.due_at - b.due_at || a.id - b.id);
     },
-    jobsOf(orderId: number): OrderJobRow[] {
-      return jobsOf.all(orderId);
+    jobsOf(tx: ReadTx, orderId: number): Promise<OrderJobRow[]> {
+      return tx.all('SELECT * FROM order_jobs WHERE order_id = ? ORDER BY due_at, id', [orderId]);
     },
-    jobById(id: number): OrderJobRow | undefined {
-      return jobById.get(id);
+    jobById(tx: ReadTx, id: number): Promise<OrderJobRow | undefined> {
+      return tx.get('SELECT * FROM order_jobs WHERE id = ?', [id]);
     },
-    deleteJob(id: number): void {
-      deleteJob.run(id);
+    /** Drops a job this instance claimed; false when its claim was lost (ran out, and another instance took the job). */
+    async deleteClaimedJob(tx: WriteTx, id: number, instance: string): Promise<boolean> {
+      return (await tx.run('DELETE FROM order_jobs WHERE id = ? AND claimed_by = ?', [id, instance])) === 1;
     },
-    deleteJobsOf(orderId: number): void {
-      deleteJobsOf.run(orderId);
+    async deleteJobsOf(tx: WriteTx, orderId: number): Promise<void> {
+      await tx.run('DELETE FROM order_jobs WHERE order_id = ?', [orderId]);
     },
-    retryJob(id: number, dueAt: number, error: string): void {
-      retryJob.run(dueAt, error.slice(0, 512), id);
+    /** Puts a claimed job back for later, counting the attempt; false when the claim was lost. */
+    async retryClaimedJob(tx: WriteTx, id: number, instance: string, dueAt: number, error: string): Promise<boolean> {
+      const changed = await tx.run(
+        `UPDATE order_jobs SET due_at = ?, last_error = ?, attempts = attempts + 1, claimed_by = NULL, claimed_until = NULL
+         WHERE id = ? AND claimed_by = ?`,
+        [dueAt, error.slice(0, 512), id, instance],
+      );
+      return changed === 1;
     },
-    nextJobDue(): number | null {
-      return nextDue.get()!.due;
+    /** Ends every claim not held by `instance` (their holder is known to be gone); returns how many. */
+    releaseClaimsOfOthers(tx: WriteTx, instance: string): Promise<number> {
+      return tx.run('UPDATE order_jobs SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by IS NOT NULL AND claimed_by <> ?', [instance]);
+    },
+    /** When the next job may run (a claimed one: when its claim runs out), or null. */
+    async nextJobDue(tx: ReadTx): Promise<number | null> {
+      const row = await tx.get<{ due: number | null }>(
+        'SELECT min(CASE WHEN claimed_until IS NOT NULL AND claimed_until > due_at THEN claimed_until ELSE due_at END) AS due FROM order_jobs',
+      );
+      return row?.due ?? null;
+    },
+    /** Jobs waiting, and how many are due now: the backlog to monitor. */
+    async backlog(tx: ReadTx, now: number): Promise<{ jobs: number; due: number; oldest_due: number | null }> {
+      return (await tx.get<{ jobs: number; due: number; oldest_due: number | null }>(
+        `SELECT count(*) AS jobs, coalesce(sum(CASE WHEN due_at <= @now THEN 1 ELSE 0 END), 0) AS due, min(due_at) AS oldest_due FROM order_jobs`,
+        { now },
+      ))!;
     },
   };
 }

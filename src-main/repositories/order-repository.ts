@@ -1,5 +1,5 @@
-import type { Database, Statement } from 'better-sqlite3';
 import type { OrderStatus, OrderType, PayMethod } from '../../src-shared/constants';
+import type { Dialect, ReadTx, WriteTx } from '../store/store';
 
 export interface OrderRow {
   id: number;
@@ -27,6 +27,8 @@ export interface OrderRow {
   customer_payment_method: string | null;
   alpha_data_enc: string | null;
   pay_token: string | null;
+  /** Where the payer of a buy order goes, as its channel driver said (migration 0008); null for sells. */
+  pay_url: string | null;
   expires_at: number | null;
   createtime: number;
   updatetime: number;
@@ -79,36 +81,21 @@ const ORDER_COLUMNS = [
   'order_no', 'merchant_id', 'channel_id', 'order_type', 'status', 'pay_method', 'cny_amount', 'service_rate',
   'passage_rate', 'deposit_rate', 'base_rate', 'service_amount', 'passage_amount', 'deposit_amount', 'channel_amount',
   'merchant_actual_amount', 'customer_name', 'payment_method_id', 'payment_method_snapshot', 'customer_payment_method',
-  'alpha_data_enc', 'pay_token', 'expires_at', 'createtime',
+  'alpha_data_enc', 'pay_token', 'pay_url', 'expires_at', 'createtime',
 ] as const satisfies readonly (keyof NewOrderRow)[];
 
-export function createOrderRepository(db: Database, { seekFromOffset = DEFAULT_SEEK_FROM_OFFSET } = {}) {
-  const insert = db.prepare<NewOrderRow>(
-    `INSERT INTO orders (${ORDER_COLUMNS.join(', ')}, updatetime)
-     VALUES (${ORDER_COLUMNS.map((c) => '@' + c).join(', ')}, @createtime)`,
-  );
-  const insertReturning = db.prepare<NewOrderRow, OrderRow>(
-    `INSERT INTO orders (${ORDER_COLUMNS.join(', ')}, updatetime)
-     VALUES (${ORDER_COLUMNS.map((c) => '@' + c).join(', ')}, @createtime) RETURNING *`,
-  );
-  const byId = db.prepare<[number], OrderRow>('SELECT * FROM orders WHERE id = ?');
-  const byNo = db.prepare<[string], OrderRow>('SELECT * FROM orders WHERE order_no = ?');
-  const byMerchantAndNo = db.prepare<[number, string], OrderRow>('SELECT * FROM orders WHERE merchant_id = ? AND order_no = ?');
-  const byPayToken = db.prepare<[string], OrderRow>('SELECT * FROM orders WHERE pay_token = ?');
-  // Compare-and-set: a status moves only from the status it was read in.
-  const setStatus = db.prepare<[string, number, number, string]>('UPDATE orders SET status = ?, updatetime = ? WHERE id = ? AND status = ?');
-  const pendingExpired = db.prepare<[number, number], OrderRow>(
-    `SELECT * FROM orders WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
-  );
-  const nextExpiry = db.prepare<[], { due: number | null }>(
-    `SELECT min(expires_at) AS due FROM orders WHERE status = 'pending' AND expires_at IS NOT NULL`,
-  );
+export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSET } = {}) {
+  const INSERT = `INSERT INTO orders (${ORDER_COLUMNS.join(', ')}, updatetime)
+     VALUES (${ORDER_COLUMNS.map((c) => '@' + c).join(', ')}, @createtime) ON CONFLICT DO NOTHING RETURNING *`;
+  // Oldest deadline first; PostgreSQL: rows another instance's sweep holds are left to it.
+  const PENDING_EXPIRED = `SELECT * FROM orders WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`;
+  const PENDING_EXPIRED_POSTGRES = `${PENDING_EXPIRED} FOR UPDATE SKIP LOCKED`;
 
   // One statement per combination of filters, prepared on first use: every
   // combination then has an exact index (see migration 0001).
-  const listStatements = new Map<string, { page: Statement<unknown[], OrderRow>; count: Statement<unknown[], { n: number }> }>();
-  function statementsFor(f: OrderListFilter) {
-    const key = [
+  const listStatements = new Map<string, { page: string; count: string }>();
+  function statementsFor(dialect: Dialect, f: OrderListFilter) {
+    const key = dialect + [
       f.status !== undefined,
       f.orderType !== undefined,
       f.startTime !== undefined,
@@ -128,7 +115,7 @@ export function createOrderRepository(db: Database, { seekFromOffset = DEFAULT_S
       // 0002) and, unless it walks, pages on it too: the planner would
       // otherwise prefer the index that avoids the sort and walk all the
       // merchant's orders even for a narrow prefix.
-      const counted = byOrderNo ? 'orders INDEXED BY orders_m_no' : 'orders';
+      const counted = byOrderNo && dialect === 'sqlite' ? 'orders INDEXED BY orders_m_no' : 'orders';
       const paged = byOrderNo && !walk ? counted : 'orders';
       const where = ['merchant_id = @merchantId'];
       if (f.orderType !== undefined) where.push('order_type = @orderType');
@@ -138,12 +125,13 @@ export function createOrderRepository(db: Database, { seekFromOffset = DEFAULT_S
       if (f.orderNoExact !== undefined) where.push('order_no = @orderNoExact');
       const prefixTerm = (col: string) => `${col} >= @orderNoPrefix AND ${col} < @orderNoPrefix || '~'`;
       const clause = [...where, ...(f.orderNoPrefix !== undefined ? [prefixTerm('order_no')] : [])].join(' AND ');
-      // Walking: unary + keeps the order_no term off every index, so a time index serves the sort.
-      const walkClause = [...where, ...(f.orderNoPrefix !== undefined ? [prefixTerm(walk ? '+order_no' : 'order_no')] : [])].join(' AND ');
+      // Walking: unary + keeps the order_no term off every SQLite index, so a time index serves the sort
+      // (PostgreSQL's planner chooses by its statistics).
+      const walkClause = [...where, ...(f.orderNoPrefix !== undefined ? [prefixTerm(walk && dialect === 'sqlite' ? '+order_no' : 'order_no')] : [])].join(' AND ');
       const pageClause = f.before !== undefined ? `${walkClause} AND (createtime, id) < (@beforeTime, @beforeId)` : walkClause;
       s = {
-        page: db.prepare(`SELECT * FROM ${paged} WHERE ${pageClause} ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`),
-        count: db.prepare(`SELECT count(*) AS n FROM ${counted} WHERE ${clause}`),
+        page: `SELECT * FROM ${paged} WHERE ${pageClause} ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`,
+        count: `SELECT count(*) AS n FROM ${counted} WHERE ${clause}`,
       };
       listStatements.set(key, s);
     }
@@ -169,33 +157,30 @@ export function createOrderRepository(db: Database, { seekFromOffset = DEFAULT_S
   // the equality filters, prepared on first use.
   interface CountedStatements {
     /** Total without a time filter, from order_totals (at most 8 rows). */
-    total: Statement<unknown[], { n: number }>;
+    total: string;
     /** Orders per UTC day in [dayLo, dayHi], newest day first, in index order. */
-    days: Statement<unknown[], { day: number; n: number }>;
+    days: string;
     /** Exact count in a createtime range (the days a time filter cuts). */
-    countRange: Statement<unknown[], { n: number }>;
+    countRange: string;
     /** One page: rows at or before `upTo` (and from `startTime`), newest first. */
-    page: Statement<unknown[], OrderRow>;
-    pageFrom: Statement<unknown[], OrderRow>;
+    page: string;
+    pageFrom: string;
   }
   type ListColumns = 'all' | 'summary';
   const countedStatements = new Map<string, CountedStatements>();
   function countedStatementsFor(f: OrderListFilter, columns: ListColumns): CountedStatements {
+    // The same text on both engines.
     const key = `${f.orderType !== undefined ? 't' : '-'}${f.status !== undefined ? 's' : '-'}${columns}`;
     let s = countedStatements.get(key);
     if (!s) {
       const eq = equalityClauses(f).join(' AND ');
       const select = columns === 'summary' ? ORDER_SUMMARY_COLUMNS.join(', ') : '*';
       s = {
-        total: db.prepare(`SELECT coalesce(sum(n), 0) AS n FROM order_totals WHERE ${eq}`),
-        days: db.prepare(
-          `SELECT day, sum(n) AS n FROM order_counts WHERE ${eq} AND day BETWEEN @dayLo AND @dayHi GROUP BY day ORDER BY day DESC`,
-        ),
-        countRange: db.prepare(`SELECT count(*) AS n FROM orders WHERE ${eq} AND createtime BETWEEN @lo AND @hi`),
-        page: db.prepare(`SELECT ${select} FROM orders WHERE ${eq} AND createtime <= @upTo ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`),
-        pageFrom: db.prepare(
-          `SELECT ${select} FROM orders WHERE ${eq} AND createtime BETWEEN @startTime AND @upTo ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`,
-        ),
+        total: `SELECT coalesce(sum(n), 0) AS n FROM order_totals WHERE ${eq}`,
+        days: `SELECT day, sum(n) AS n FROM order_counts WHERE ${eq} AND day BETWEEN @dayLo AND @dayHi GROUP BY day ORDER BY day DESC`,
+        countRange: `SELECT count(*) AS n FROM orders WHERE ${eq} AND createtime BETWEEN @lo AND @hi`,
+        page: `SELECT ${select} FROM orders WHERE ${eq} AND createtime <= @upTo ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`,
+        pageFrom: `SELECT ${select} FROM orders WHERE ${eq} AND createtime BETWEEN @startTime AND @upTo ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`,
       };
       countedStatements.set(key, s);
     }
@@ -217,12 +202,12 @@ export function createOrderRepository(db: Database, { seekFromOffset = DEFAULT_S
   }
 
   /** count(*) and OFFSET over the filter's index: any filter, including order-number search and keyset pages. */
-  function naivePage(f: OrderListFilter): { rows: OrderRow[]; total: number } {
+  async function naivePage(tx: ReadTx, f: OrderListFilter): Promise<{ rows: OrderRow[]; total: number }> {
     const params = bind(f);
-    const total = statementsFor(f).count.get(params)!.n;
+    const total = (await tx.get<{ n: number }>(statementsFor(tx.dialect, f).count, params))!.n;
     // A prefix search pages by the plan its match count calls for (orderNoPlanFor).
     const planned = f.orderNoPrefix !== undefined && f.orderNoPlan === undefined ? { ...f, orderNoPlan: orderNoPlanFor(total) } : f;
-    return { rows: f.limit === 0 ? [] : statementsFor(planned).page.all(params), total };
+    return { rows: f.limit === 0 ? [] : await tx.all<OrderRow>(statementsFor(tx.dialect, planned).page, params), total };
   }
 
   /**
@@ -236,7 +221,7 @@ export function createOrderRepository(db: Database, { seekFromOffset = DEFAULT_S
    *    day the filter cuts (at most the two ends) is counted exactly on the
    *    index, over that part only.
    */
-  function countedList(f: OrderListFilter, columns: ListColumns = 'all'): { rows: OrderRow[]; total: number } {
+  async function countedList(tx: ReadTx, f: OrderListFilter, columns: ListColumns = 'all'): Promise<{ rows: OrderRow[]; total: number }> {
     const s = countedStatementsFor(f, columns);
     const eq = equalityParams(f);
     const start = f.startTime;
@@ -246,23 +231,23 @@ export function createOrderRepository(db: Database, { seekFromOffset = DEFAULT_S
     let seek: { upTo: number; before: number } | undefined;
 
     if (start === undefined && end === undefined) {
-      total = s.total.get(eq)!.n;
+      total = (await tx.get<{ n: number }>(s.total, eq))!.n;
       if (f.offset >= total) return { rows: [], total };
       let before = 0;
       if (f.offset < seekFromOffset) {
         // Near the top, stepping over OFFSET index entries is cheaper than reading the days.
         seek = { upTo: Number.MAX_SAFE_INTEGER, before: 0 };
       } else {
-        for (const { day, n } of s.days.iterate({ ...eq, dayLo: 0, dayHi: Number.MAX_SAFE_INTEGER })) {
+        for (const { day, n } of await tx.all<{ day: number; n: number }>(s.days, { ...eq, dayLo: 0, dayHi: Number.MAX_SAFE_INTEGER })) {
           if (before + n > f.offset) {
             seek = { upTo: day * DAY_SECONDS + DAY_SECONDS - 1, before };
-            break; // ends the iteration (the statement is reset)
+            break;
           }
           before += n;
         }
       }
     } else {
-      const days = s.days.all({
+      const days = await tx.all<{ day: number; n: number }>(s.days, {
         ...eq,
         dayLo: start === undefined ? 0 : Math.floor(start / DAY_SECONDS),
         dayHi: end === undefined ? Number.MAX_SAFE_INTEGER : Math.floor(end / DAY_SECONDS),
@@ -273,15 +258,15 @@ export function createOrderRepository(db: Database, { seekFromOffset = DEFAULT_S
         const cutLo = start !== undefined && start > lo;
         const cutHi = end !== undefined && end < hi;
         const upTo = cutHi ? end : hi;
-        const n = !cutLo && !cutHi ? dayCount : partialDayCount(s, eq, { lo, hi, from: cutLo ? start : lo, to: upTo, dayCount });
+        const n = !cutLo && !cutHi ? dayCount : await partialDayCount(tx, s, eq, { lo, hi, from: cutLo ? start : lo, to: upTo, dayCount });
         if (seek === undefined && total + n > f.offset) seek = { upTo, before: total };
         total += n;
       }
     }
     // Counters out of step with the rows would be a bug; answer correctly anyway.
-    if (seek === undefined) return f.offset >= total ? { rows: [], total } : naivePage(f);
+    if (seek === undefined) return f.offset >= total ? { rows: [], total } : naivePage(tx, f);
     const params = { ...eq, upTo: seek.upTo, limit: f.limit, offset: f.offset - seek.before };
-    const rows = start === undefined ? s.page.all(params) : s.pageFrom.all({ ...params, startTime: start });
+    const rows = start === undefined ? await tx.all<OrderRow>(s.page, params) : await tx.all<OrderRow>(s.pageFrom, { ...params, startTime: start });
     return { rows, total };
   }
 
@@ -290,77 +275,79 @@ export function createOrderRepository(db: Database, { seekFromOffset = DEFAULT_S
    * on the index over the part inside, or over the part outside and taken
    * from the day's count, whichever part is shorter.
    */
-  function partialDayCount(
+  async function partialDayCount(
+    tx: ReadTx,
     s: CountedStatements,
     eq: Record<string, unknown>,
     d: { lo: number; hi: number; from: number; to: number; dayCount: number },
-  ): number {
+  ): Promise<number> {
+    const count = async (lo: number, hi: number) => (await tx.get<{ n: number }>(s.countRange, { ...eq, lo, hi }))!.n;
     const inside = d.to - d.from;
-    if (d.from > d.lo && d.to < d.hi) return s.countRange.get({ ...eq, lo: d.from, hi: d.to })!.n;
-    if (d.from > d.lo && d.from - d.lo < inside) return d.dayCount - s.countRange.get({ ...eq, lo: d.lo, hi: d.from - 1 })!.n;
-    if (d.to < d.hi && d.hi - d.to < inside) return d.dayCount - s.countRange.get({ ...eq, lo: d.to + 1, hi: d.hi })!.n;
-    return s.countRange.get({ ...eq, lo: d.from, hi: d.to })!.n;
+    if (d.from > d.lo && d.to < d.hi) return count(d.from, d.to);
+    if (d.from > d.lo && d.from - d.lo < inside) return d.dayCount - (await count(d.lo, d.from - 1));
+    if (d.to < d.hi && d.hi - d.to < inside) return d.dayCount - (await count(d.to + 1, d.hi));
+    return count(d.from, d.to);
   }
 
-  // One read transaction: total and page come from the same snapshot even if
-  // this ever runs on a connection other than the writer's.
-  const countedListInSnapshot = db.transaction(countedList);
-
   return {
-    insert(row: NewOrderRow): number {
-      return Number(insert.run(row).lastInsertRowid);
+    /**
+     * Inserts and returns the stored row in one statement (no second
+     * lookup); undefined when the order number (or pay token) is taken, so
+     * the caller retries with another without aborting its unit of work.
+     */
+    insertReturning(tx: WriteTx, row: NewOrderRow): Promise<OrderRow | undefined> {
+      return tx.get<OrderRow>(INSERT, row);
     },
-    /** Inserts and returns the stored row in one statement (no second lookup). */
-    insertReturning(row: NewOrderRow): OrderRow {
-      return insertReturning.get(row)!;
+    findById(tx: ReadTx, id: number): Promise<OrderRow | undefined> {
+      return tx.get('SELECT * FROM orders WHERE id = ?', [id]);
     },
-    findById(id: number): OrderRow | undefined {
-      return byId.get(id);
+    /** The row, locked until the end of the unit of work (PostgreSQL; SQLite's writer is alone anyway). */
+    findByIdForUpdate(tx: WriteTx, id: number): Promise<OrderRow | undefined> {
+      return tx.get(`SELECT * FROM orders WHERE id = ?${tx.dialect === 'postgres' ? ' FOR UPDATE' : ''}`, [id]);
     },
-    findByNo(orderNo: string): OrderRow | undefined {
-      return byNo.get(orderNo);
+    findByNo(tx: ReadTx, orderNo: string): Promise<OrderRow | undefined> {
+      return tx.get('SELECT * FROM orders WHERE order_no = ?', [orderNo]);
     },
     /** Another merchant's order is indistinguishable from a missing one. */
-    findForMerchant(merchantId: number, orderNo: string): OrderRow | undefined {
-      return byMerchantAndNo.get(merchantId, orderNo);
+    findForMerchant(tx: ReadTx, merchantId: number, orderNo: string): Promise<OrderRow | undefined> {
+      return tx.get('SELECT * FROM orders WHERE merchant_id = ? AND order_no = ?', [merchantId, orderNo]);
     },
-    findByPayToken(token: string): OrderRow | undefined {
-      return byPayToken.get(token);
+    findByPayToken(tx: ReadTx, token: string): Promise<OrderRow | undefined> {
+      return tx.get('SELECT * FROM orders WHERE pay_token = ?', [token]);
     },
-    /** Moves the status only if it is still `from`; false when someone else moved it first. */
-    updateStatus(id: number, from: OrderStatus, to: OrderStatus, now: number): boolean {
-      return setStatus.run(to, now, id, from).changes === 1;
+    /** Moves the status only if it is still `from` (compare-and-set); false when someone else moved it first. */
+    async updateStatus(tx: WriteTx, id: number, from: OrderStatus, to: OrderStatus, now: number): Promise<boolean> {
+      return (await tx.run('UPDATE orders SET status = ?, updatetime = ? WHERE id = ? AND status = ?', [to, now, id, from])) === 1;
     },
-    /** Pending orders whose deadline has passed, oldest deadline first. */
-    pendingExpired(now: number, limit: number): OrderRow[] {
-      return pendingExpired.all(now, limit);
+    /** Pending orders whose deadline has passed, oldest deadline first (locked for the sweep on PostgreSQL). */
+    pendingExpired(tx: WriteTx, now: number, limit: number): Promise<OrderRow[]> {
+      return tx.all(tx.dialect === 'postgres' ? PENDING_EXPIRED_POSTGRES : PENDING_EXPIRED, [now, limit]);
     },
-    nextExpiry(): number | null {
-      return nextExpiry.get()!.due;
+    async nextExpiry(tx: ReadTx): Promise<number | null> {
+      const row = await tx.get<{ due: number | null }>(`SELECT min(expires_at) AS due FROM orders WHERE status = 'pending' AND expires_at IS NOT NULL`);
+      return row?.due ?? null;
     },
     /**
      * Newest first (createtime, then id, descending) with the exact total.
      * The merchant API's filters (status, order_type, time range) go through
      * the counters; order-number search and keyset pages count on the index.
      */
-    list(filter: OrderListFilter): { rows: OrderRow[]; total: number } {
+    list(tx: ReadTx, filter: OrderListFilter): Promise<{ rows: OrderRow[]; total: number }> {
       const counted = filter.orderNoPrefix === undefined && filter.orderNoExact === undefined && filter.before === undefined;
-      return counted ? countedListInSnapshot(filter) : naivePage(filter);
+      return counted ? countedList(tx, filter) : naivePage(tx, filter);
     },
     /** list() with only the summary columns (the merchant API's orderQueryList). */
-    listSummaries(filter: OrderListFilter): { rows: OrderSummaryRow[]; total: number } {
+    listSummaries(tx: ReadTx, filter: OrderListFilter): Promise<{ rows: OrderSummaryRow[]; total: number }> {
       const counted = filter.orderNoPrefix === undefined && filter.orderNoExact === undefined && filter.before === undefined;
-      if (!counted) return naivePage(filter);
-      // Inside a transaction already (the merchant API's group-commit batch) the snapshot is given.
-      return db.inTransaction ? countedList(filter, 'summary') : countedListInSnapshot(filter, 'summary');
+      return counted ? countedList(tx, filter, 'summary') : naivePage(tx, filter);
     },
     /** The same answer by count(*) and OFFSET: the reference for tests and benchmarks. */
-    listNaive(filter: OrderListFilter): { rows: OrderRow[]; total: number } {
-      return naivePage(filter);
+    listNaive(tx: ReadTx, filter: OrderListFilter): Promise<{ rows: OrderRow[]; total: number }> {
+      return naivePage(tx, filter);
     },
     /** One page without the count (keyset pages after the first). */
-    page(filter: OrderListFilter): OrderRow[] {
-      return statementsFor(filter).page.all(bind(filter));
+    page(tx: ReadTx, filter: OrderListFilter): Promise<OrderRow[]> {
+      return tx.all(statementsFor(tx.dialect, filter).page, bind(filter));
     },
   };
 }

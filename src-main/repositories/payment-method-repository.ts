@@ -1,5 +1,5 @@
-import type { Database } from 'better-sqlite3';
 import type { PayMethod } from '../../src-shared/constants';
+import type { ReadTx, WriteTx } from '../store/store';
 
 export interface PaymentMethodRow {
   id: number;
@@ -19,47 +19,58 @@ export interface PaymentMethodRow {
 
 export type NewPaymentMethodRow = Omit<PaymentMethodRow, 'id' | 'updatetime' | 'enabled'>;
 
-export function createPaymentMethodRepository(db: Database) {
-  const insert = db.prepare<NewPaymentMethodRow>(
-    `INSERT INTO payment_methods (merchant_id, kind, source, bank, sub_bank, card_number_enc, card_number_masked,
-       card_fingerprint, real_name, enabled, createtime, updatetime)
-     VALUES (@merchant_id, @kind, @source, @bank, @sub_bank, @card_number_enc, @card_number_masked,
-       @card_fingerprint, @real_name, 1, @createtime, @createtime)`,
-  );
-  const byId = db.prepare<[number], PaymentMethodRow>('SELECT * FROM payment_methods WHERE id = ?');
-  const ofMerchant = db.prepare<[number], PaymentMethodRow>('SELECT * FROM payment_methods WHERE merchant_id = ? ORDER BY id');
-  // The newest enabled operator-registered account of a kind is the default payee.
-  const defaultFor = db.prepare<[number, string], PaymentMethodRow>(
-    `SELECT * FROM payment_methods WHERE merchant_id = ? AND kind = ? AND source = 'operator' AND enabled = 1
-     ORDER BY id DESC LIMIT 1`,
-  );
-  const alphaByCard = db.prepare<[number, string, string], PaymentMethodRow>(
-    `SELECT * FROM payment_methods WHERE merchant_id = ? AND kind = ? AND card_fingerprint = ? AND source = 'alpha'`,
-  );
-  const refreshAlpha = db.prepare<[string, number, number]>('UPDATE payment_methods SET real_name = ?, updatetime = ? WHERE id = ?');
-  const setEnabled = db.prepare<[0 | 1, number, number]>('UPDATE payment_methods SET enabled = ?, updatetime = ? WHERE id = ?');
-
+export function createPaymentMethodRepository() {
   return {
-    insert(row: NewPaymentMethodRow): number {
-      return Number(insert.run(row).lastInsertRowid);
+    async insert(tx: WriteTx, row: NewPaymentMethodRow): Promise<number> {
+      const inserted = await tx.get<{ id: number }>(
+        `INSERT INTO payment_methods (merchant_id, kind, source, bank, sub_bank, card_number_enc, card_number_masked,
+           card_fingerprint, real_name, enabled, createtime, updatetime)
+         VALUES (@merchant_id, @kind, @source, @bank, @sub_bank, @card_number_enc, @card_number_masked,
+           @card_fingerprint, @real_name, 1, @createtime, @createtime) RETURNING id`,
+        row,
+      );
+      return inserted!.id;
     },
-    findById(id: number): PaymentMethodRow | undefined {
-      return byId.get(id);
+    findById(tx: ReadTx, id: number): Promise<PaymentMethodRow | undefined> {
+      return tx.get('SELECT * FROM payment_methods WHERE id = ?', [id]);
     },
-    listOfMerchant(merchantId: number): PaymentMethodRow[] {
-      return ofMerchant.all(merchantId);
+    listOfMerchant(tx: ReadTx, merchantId: number): Promise<PaymentMethodRow[]> {
+      return tx.all('SELECT * FROM payment_methods WHERE merchant_id = ? ORDER BY id', [merchantId]);
     },
-    findDefault(merchantId: number, kind: PayMethod): PaymentMethodRow | undefined {
-      return defaultFor.get(merchantId, kind);
+    /** The newest enabled operator-registered account of a kind is the default payee. */
+    findDefault(tx: ReadTx, merchantId: number, kind: PayMethod): Promise<PaymentMethodRow | undefined> {
+      return tx.get(
+        `SELECT * FROM payment_methods WHERE merchant_id = ? AND kind = ? AND source = 'operator' AND enabled = 1
+         ORDER BY id DESC LIMIT 1`,
+        [merchantId, kind],
+      );
     },
-    findAlphaCard(merchantId: number, kind: PayMethod, fingerprint: string): PaymentMethodRow | undefined {
-      return alphaByCard.get(merchantId, kind, fingerprint);
+    findAlphaCard(tx: ReadTx, merchantId: number, kind: PayMethod, fingerprint: string): Promise<PaymentMethodRow | undefined> {
+      return tx.get(`SELECT * FROM payment_methods WHERE merchant_id = ? AND kind = ? AND card_fingerprint = ? AND source = 'alpha'`, [
+        merchantId,
+        kind,
+        fingerprint,
+      ]);
     },
-    refreshAlphaName(id: number, realName: string, now: number): void {
-      refreshAlpha.run(realName, now, id);
+    /**
+     * Registers an alpha payee card once per (merchant, kind, card): a second
+     * insert of the same card (another instance at the same moment) does nothing.
+     */
+    async insertAlphaCard(tx: WriteTx, row: NewPaymentMethodRow): Promise<void> {
+      await tx.run(
+        `INSERT INTO payment_methods (merchant_id, kind, source, bank, sub_bank, card_number_enc, card_number_masked,
+           card_fingerprint, real_name, enabled, createtime, updatetime)
+         VALUES (@merchant_id, @kind, @source, @bank, @sub_bank, @card_number_enc, @card_number_masked,
+           @card_fingerprint, @real_name, 1, @createtime, @createtime)
+         ON CONFLICT (merchant_id, kind, card_fingerprint) WHERE source = 'alpha' DO NOTHING`,
+        row,
+      );
     },
-    setEnabled(id: number, enabled: boolean, now: number): boolean {
-      return setEnabled.run(enabled ? 1 : 0, now, id).changes === 1;
+    async refreshAlphaName(tx: WriteTx, id: number, realName: string, now: number): Promise<void> {
+      await tx.run('UPDATE payment_methods SET real_name = ?, updatetime = ? WHERE id = ?', [realName, now, id]);
+    },
+    async setEnabled(tx: WriteTx, id: number, enabled: boolean, now: number): Promise<boolean> {
+      return (await tx.run('UPDATE payment_methods SET enabled = ?, updatetime = ? WHERE id = ?', [enabled ? 1 : 0, now, id])) === 1;
     },
   };
 }

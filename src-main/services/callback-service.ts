@@ -10,11 +10,11 @@ import { newNonce } from '../../src-shared/client/merchant-client';
 import { AppError, ErrorCode } from '../../src-shared/errors';
 import { formatFen } from '../../src-shared/money';
 import type { CallbackDeliveryView } from '../../src-shared/schemas/money';
-import type { CallbackDeliveryRow, CallbackTrigger } from '../repositories/callback-repository';
-import type { MerchantRow } from '../repositories/merchant-repository';
-import type { OrderRow } from '../repositories/order-repository';
-import { writeTransaction } from '../store/transaction';
-import type { ServiceContext } from './context';
+import type { CallbackDeliveryRow, CallbackRepository, CallbackTrigger } from '../repositories/callback-repository';
+import type { MerchantRepository, MerchantRow } from '../repositories/merchant-repository';
+import type { OrderRepository, OrderRow } from '../repositories/order-repository';
+import type { ReadTx, WriteTx } from '../store/store';
+import type { Clock, WorkSignal } from './context';
 import type { MerchantService } from './merchant-service';
 
 /** Seconds to wait after failed attempt n (1-based) before attempt n+1; after the last, the delivery fails. */
@@ -57,15 +57,25 @@ export interface AttemptOutcome {
   acknowledged: boolean;
 }
 
-export function createCallbackService(ctx: ServiceContext, deps: { merchants: MerchantService }) {
-  const { repos, db, clock } = ctx;
+export interface CallbackServiceDeps {
+  clock: Clock;
+  workSignal: WorkSignal;
+  callbacks: CallbackRepository;
+  merchants: MerchantRepository;
+  orders: OrderRepository;
+  merchantService: MerchantService;
+}
 
-  function enqueue(order: OrderRow, trigger: CallbackTrigger): number | null {
-    const merchant = repos.merchants.findById(order.merchant_id)!;
+/** Every method runs in the caller's unit of work (tx). */
+export function createCallbackService(deps: CallbackServiceDeps) {
+  const { clock, callbacks, merchants, orders } = deps;
+
+  async function enqueue(tx: WriteTx, order: OrderRow, trigger: CallbackTrigger): Promise<number | null> {
+    const merchant = (await merchants.findById(tx, order.merchant_id))!;
     // No address, no callback: the merchant polls orderQueryDetail instead.
     if (!merchant.callback_url) return null;
     const now = clock.now();
-    const id = repos.callbacks.insert({
+    const id = await callbacks.insert(tx, {
       order_id: order.id,
       merchant_id: order.merchant_id,
       order_status: order.status,
@@ -74,13 +84,13 @@ export function createCallbackService(ctx: ServiceContext, deps: { merchants: Me
       next_attempt_at: now,
       createtime: now,
     });
-    ctx.workSignal.notify();
+    tx.afterCommit(() => deps.workSignal.notify());
     return id;
   }
 
-  function toView(d: CallbackDeliveryRow, orderNo: string): CallbackDeliveryView {
-    const attempts = repos.callbacks.attemptsOf(d.id);
-    const merchant = repos.merchants.findById(d.merchant_id)!;
+  async function toView(tx: ReadTx, d: CallbackDeliveryRow, orderNo: string): Promise<CallbackDeliveryView> {
+    const attempts = await callbacks.attemptsOf(tx, d.id);
+    const merchant = (await merchants.findById(tx, d.merchant_id))!;
     return {
       id: d.id,
       order_no: orderNo,
@@ -105,72 +115,76 @@ export function createCallbackService(ctx: ServiceContext, deps: { merchants: Me
     };
   }
 
-  function requireOrder(orderNo: string): OrderRow {
-    const order = repos.orders.findByNo(orderNo);
+  async function requireOrder(tx: ReadTx, orderNo: string): Promise<OrderRow> {
+    const order = await orders.findByNo(tx, orderNo);
     if (!order) throw new AppError(ErrorCode.NOT_FOUND, `order_no: order ${orderNo} not found`);
     return order;
+  }
+
+  async function listOfOrder(tx: ReadTx, order: OrderRow): Promise<CallbackDeliveryView[]> {
+    const rows = await callbacks.ofOrder(tx, order.id);
+    const views: CallbackDeliveryView[] = [];
+    for (const d of rows) views.push(await toView(tx, d, order.order_no));
+    return views;
   }
 
   return {
     enqueue,
 
     /** The deliveries of an order, oldest first, each with its attempt log. */
-    listForOrder(orderNo: string): CallbackDeliveryView[] {
-      const order = requireOrder(orderNo);
-      return repos.callbacks.ofOrder(order.id).map((d) => toView(d, order.order_no));
+    listOfOrder,
+    async listForOrder(tx: ReadTx, orderNo: string): Promise<CallbackDeliveryView[]> {
+      return listOfOrder(tx, await requireOrder(tx, orderNo));
     },
 
     /** Queues the order's current state again (after the deliveries already queued for it). */
-    resend(orderNo: string): CallbackDeliveryView {
-      return writeTransaction(db, () => {
-        const order = requireOrder(orderNo);
-        const merchant = repos.merchants.findById(order.merchant_id)!;
-        if (!merchant.callback_url) throw new AppError(ErrorCode.CONFLICT, `callback_url: merchant ${merchant.id} has no callback URL`);
-        if (order.status === 'pending' && repos.callbacks.ofOrder(order.id).length === 0) {
-          throw new AppError(ErrorCode.CONFLICT, `order_no: order ${orderNo} has not changed status since creation; there is no callback to send`);
-        }
-        const id = enqueue(order, 'resend')!;
-        return toView(repos.callbacks.findById(id)!, order.order_no);
-      });
+    async resend(tx: WriteTx, orderNo: string): Promise<CallbackDeliveryView> {
+      const order = await requireOrder(tx, orderNo);
+      const merchant = (await merchants.findById(tx, order.merchant_id))!;
+      if (!merchant.callback_url) throw new AppError(ErrorCode.CONFLICT, `callback_url: merchant ${merchant.id} has no callback URL`);
+      if (order.status === 'pending' && (await callbacks.ofOrder(tx, order.id)).length === 0) {
+        throw new AppError(ErrorCode.CONFLICT, `order_no: order ${orderNo} has not changed status since creation; there is no callback to send`);
+      }
+      const id = (await enqueue(tx, order, 'resend'))!;
+      return toView(tx, (await callbacks.findById(tx, id))!, order.order_no);
     },
 
     /** The form of one attempt: payload + fresh timestamp and nonce, signed as the merchant signs requests. */
     signedForm(delivery: CallbackDeliveryRow, merchant: MerchantRow): Record<string, string> {
       const fields: Record<string, string> = { ...(JSON.parse(delivery.payload) as Record<string, string>), timestamp: String(clock.now()), nonce: newNonce() };
-      fields.signature = computeSignature(fields, deps.merchants.secretOf(merchant), merchant.sign_type);
+      fields.signature = computeSignature(fields, deps.merchantService.secretOf(merchant), merchant.sign_type);
       return fields;
     },
 
-    /** Logs an attempt and moves the delivery on: delivered, retry later, or failed. */
-    recordAttempt(delivery: CallbackDeliveryRow, outcome: AttemptOutcome): CallbackDeliveryRow {
-      return writeTransaction(db, () => {
-        const current = repos.callbacks.findById(delivery.id)!;
-        if (current.state !== 'pending') return current;
-        const now = clock.now();
-        const attempt = current.attempts + 1;
-        repos.callbacks.insertAttempt({
-          delivery_id: current.id,
-          attempt,
-          url: outcome.url,
-          attempted_at: now,
-          http_status: outcome.httpStatus,
-          latency_ms: outcome.latencyMs,
-          response_excerpt: outcome.excerpt,
-          error: outcome.error,
-          acknowledged: outcome.acknowledged ? 1 : 0,
-        });
-        const state = outcome.acknowledged ? 'delivered' : attempt >= CALLBACK_MAX_ATTEMPTS ? 'failed' : 'pending';
-        repos.callbacks.settle({
-          id: current.id,
-          state,
-          attempts: attempt,
-          next_attempt_at: state === 'pending' ? now + CALLBACK_RETRY_DELAYS[attempt - 1]! : null,
-          updatetime: now,
-        });
-        // The next delivery of this order may go now.
-        if (state !== 'pending') ctx.workSignal.notify();
-        return repos.callbacks.findById(current.id)!;
+    /** Logs an attempt and moves the delivery on: delivered, retry later, or failed. The claim on it ends. */
+    async recordAttempt(tx: WriteTx, delivery: CallbackDeliveryRow, outcome: AttemptOutcome): Promise<CallbackDeliveryRow> {
+      // Locked: another instance whose claim ran out may be recording the same delivery.
+      const current = (await callbacks.findByIdForUpdate(tx, delivery.id))!;
+      if (current.state !== 'pending') return current;
+      const now = clock.now();
+      const attempt = current.attempts + 1;
+      await callbacks.insertAttempt(tx, {
+        delivery_id: current.id,
+        attempt,
+        url: outcome.url,
+        attempted_at: now,
+        http_status: outcome.httpStatus,
+        latency_ms: outcome.latencyMs,
+        response_excerpt: outcome.excerpt,
+        error: outcome.error,
+        acknowledged: outcome.acknowledged ? 1 : 0,
       });
+      const state = outcome.acknowledged ? 'delivered' : attempt >= CALLBACK_MAX_ATTEMPTS ? 'failed' : 'pending';
+      await callbacks.settle(tx, {
+        id: current.id,
+        state,
+        attempts: attempt,
+        next_attempt_at: state === 'pending' ? now + CALLBACK_RETRY_DELAYS[attempt - 1]! : null,
+        updatetime: now,
+      });
+      // The next delivery of this order may go now.
+      if (state !== 'pending') tx.afterCommit(() => deps.workSignal.notify());
+      return (await callbacks.findById(tx, current.id))!;
     },
   };
 }

@@ -16,8 +16,12 @@ import type {
   ChannelLinkView,
   ChannelUpdateInput,
 } from '../../src-shared/schemas/operator';
-import type { ChannelRow, LinkedChannelRow, LinkRow } from '../repositories/channel-repository';
-import type { ServiceContext } from './context';
+import type { SecretBox } from '../crypto/secret-box';
+import type { ChannelRepository, ChannelRow, LinkedChannelRow, LinkRow } from '../repositories/channel-repository';
+import type { MerchantRepository } from '../repositories/merchant-repository';
+import type { ReadTx, WriteTx } from '../store/store';
+import type { Clock } from './context';
+import { newSandboxNotifySecret, SANDBOX_NOTIFY_SECRET_KEY } from '../channels/sandbox-driver';
 
 /** Canonical order wxpay, alipay, bank, so equal sets are equal strings. */
 export function canonicalPayMethods(methods: readonly PayMethod[]): string {
@@ -60,11 +64,17 @@ function maskValue(value: string): string {
   return '*'.repeat(Math.min(8, value.length - 2)) + value.slice(-2);
 }
 
-export function createChannelService(ctx: ServiceContext) {
-  const { repos, secretBox, clock, db } = ctx;
+export interface ChannelServiceDeps {
+  clock: Clock;
+  secretBox: SecretBox;
+  channels: ChannelRepository;
+  merchants: MerchantRepository;
+}
 
-  function require(id: number): ChannelRow {
-    const row = repos.channels.findById(id);
+/** Channels and their links to merchants: every method runs in the caller's unit of work (tx). */
+export function createChannelService({ clock, secretBox, channels, merchants }: ChannelServiceDeps) {
+  async function require(tx: ReadTx, id: number): Promise<ChannelRow> {
+    const row = await channels.findById(tx, id);
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, `channel_id: channel ${id} not found`);
     return row;
   }
@@ -91,8 +101,8 @@ export function createChannelService(ctx: ServiceContext) {
     };
   }
 
-  function toLinkView(link: LinkRow): ChannelLinkView {
-    const linked = repos.channels.findLinked(link.merchant_id, link.channel_id)!;
+  async function toLinkView(tx: ReadTx, link: LinkRow): Promise<ChannelLinkView> {
+    const linked = (await channels.findLinked(tx, link.merchant_id, link.channel_id))!;
     return {
       merchant_id: link.merchant_id,
       channel_id: link.channel_id,
@@ -106,11 +116,11 @@ export function createChannelService(ctx: ServiceContext) {
   }
 
   return {
-    create(input: ChannelCreateInput): ChannelAdminView {
+    async create(tx: WriteTx, input: ChannelCreateInput): Promise<ChannelAdminView> {
       const min = input.min_amount ?? 1;
       const max = input.max_amount ?? MAX_ORDER_AMOUNT_FEN;
       if (min > max) throw new AppError(ErrorCode.VALIDATION, 'max_amount: must not be below min_amount');
-      const id = repos.channels.insert({
+      const id = await channels.insert(tx, {
         category: input.category,
         name: input.name,
         pay_method: canonicalPayMethods(input.pay_methods),
@@ -128,15 +138,15 @@ export function createChannelService(ctx: ServiceContext) {
         payout_delay_seconds: input.payout_delay ?? DEFAULT_PAYOUT_DELAY_SECONDS,
         createtime: clock.now(),
       });
-      return toAdminView(require(id));
+      return toAdminView(await require(tx, id));
     },
 
-    update(input: ChannelUpdateInput): ChannelAdminView {
-      const row = require(input.id);
+    async update(tx: WriteTx, input: ChannelUpdateInput): Promise<ChannelAdminView> {
+      const row = await require(tx, input.id);
       const min = input.min_amount ?? row.min_amount;
       const max = input.max_amount ?? row.max_amount;
       if (min > max) throw new AppError(ErrorCode.VALIDATION, 'max_amount: must not be below min_amount');
-      repos.channels.update({
+      await channels.update(tx, {
         id: row.id,
         name: input.name ?? row.name,
         pay_method: input.pay_methods ? canonicalPayMethods(input.pay_methods) : row.pay_method,
@@ -153,59 +163,62 @@ export function createChannelService(ctx: ServiceContext) {
         payout_delay_seconds: input.payout_delay ?? row.payout_delay_seconds,
         updatetime: clock.now(),
       });
-      return toAdminView(require(row.id));
+      return toAdminView(await require(tx, row.id));
     },
 
-    get(id: number): ChannelAdminView {
-      return toAdminView(require(id));
+    async get(tx: ReadTx, id: number): Promise<ChannelAdminView> {
+      return toAdminView(await require(tx, id));
     },
 
-    list(): ChannelAdminView[] {
-      return repos.channels.list().map(toAdminView);
+    async list(tx: ReadTx): Promise<ChannelAdminView[]> {
+      return (await channels.list(tx)).map(toAdminView);
     },
 
-    link(input: ChannelLinkInput): ChannelLinkView {
-      return db.transaction(() => {
-        if (!repos.merchants.findById(input.merchant_id)) {
-          throw new AppError(ErrorCode.NOT_FOUND, `merchant_id: merchant ${input.merchant_id} not found`);
-        }
-        require(input.channel_id);
-        const row: LinkRow = {
-          merchant_id: input.merchant_id,
-          channel_id: input.channel_id,
-          service_rate: input.service_rate == null ? null : normaliseRate(input.service_rate),
-          passage_rate: input.passage_rate == null ? null : normaliseRate(input.passage_rate),
-          deposit_rate: input.deposit_rate ?? null,
-          base_rate: input.base_rate ?? null,
-          createtime: clock.now(),
-        };
-        repos.channels.link(row);
-        return toLinkView(row);
-      })();
+    async link(tx: WriteTx, input: ChannelLinkInput): Promise<ChannelLinkView> {
+      if (!(await merchants.findById(tx, input.merchant_id))) {
+        throw new AppError(ErrorCode.NOT_FOUND, `merchant_id: merchant ${input.merchant_id} not found`);
+      }
+      await require(tx, input.channel_id);
+      const row: LinkRow = {
+        merchant_id: input.merchant_id,
+        channel_id: input.channel_id,
+        service_rate: input.service_rate == null ? null : normaliseRate(input.service_rate),
+        passage_rate: input.passage_rate == null ? null : normaliseRate(input.passage_rate),
+        deposit_rate: input.deposit_rate ?? null,
+        base_rate: input.base_rate ?? null,
+        createtime: clock.now(),
+      };
+      await channels.link(tx, row);
+      return toLinkView(tx, row);
     },
 
-    unlink(merchantId: number, channelId: number): void {
-      if (!repos.channels.unlink(merchantId, channelId)) {
+    async unlink(tx: WriteTx, merchantId: number, channelId: number): Promise<void> {
+      if (!(await channels.unlink(tx, merchantId, channelId))) {
         throw new AppError(ErrorCode.NOT_FOUND, `channel_id: channel ${channelId} is not linked to merchant ${merchantId}`);
       }
     },
 
-    linksOfMerchant(merchantId: number): ChannelLinkView[] {
-      return repos.channels.linksOfMerchant(merchantId).map(toLinkView);
+    async linksOfMerchant(tx: ReadTx, merchantId: number): Promise<ChannelLinkView[]> {
+      const links = await channels.linksOfMerchant(tx, merchantId);
+      return Promise.all(links.map((l) => toLinkView(tx, l)));
     },
 
-    linksOfChannel(channelId: number): ChannelLinkView[] {
-      return repos.channels.linksOfChannel(channelId).map(toLinkView);
+    async linksOfChannel(tx: ReadTx, channelId: number): Promise<ChannelLinkView[]> {
+      const links = await channels.linksOfChannel(tx, channelId);
+      return Promise.all(links.map((l) => toLinkView(tx, l)));
     },
 
     /** getPayChannels: enabled channels linked to the merchant, basic data only. */
-    listForMerchant(merchantId: number, category?: ChannelCategory): PayChannelView[] {
-      return repos.channels.listEnabledLinked(merchantId, category).map(toPayChannelView);
+    async listForMerchant(tx: ReadTx, merchantId: number, category?: ChannelCategory): Promise<PayChannelView[]> {
+      return (await channels.listEnabledLinked(tx, merchantId, category)).map(toPayChannelView);
     },
 
+    /** Enabled channels linked to the merchant, with the link's fee overrides. */
+    listEnabledLinked: (tx: ReadTx, merchantId: number, category?: ChannelCategory) => channels.listEnabledLinked(tx, merchantId, category),
+
     /** The channel an order of this merchant may use, or a field-named error. */
-    resolveForOrder(merchantId: number, channelId: number, payMethod: PayMethod): { channel: LinkedChannelRow; fees: FeeSettings } {
-      const channel = repos.channels.findLinked(merchantId, channelId);
+    async resolveForOrder(tx: ReadTx, merchantId: number, channelId: number, payMethod: PayMethod): Promise<{ channel: LinkedChannelRow; fees: FeeSettings }> {
+      const channel = await channels.findLinked(tx, merchantId, channelId);
       if (!channel || channel.enabled !== 1) {
         throw new AppError(ErrorCode.VALIDATION, `paychannel_id: no enabled channel ${channelId} is linked to this merchant`);
       }
@@ -217,6 +230,18 @@ export function createChannelService(ctx: ServiceContext) {
 
     /** Decrypted driver configuration; for drivers only. */
     config,
+    /**
+     * The sandbox channel's notification secret, created (and stored
+     * encrypted) on first use; returns the channel row that holds it.
+     */
+    async ensureSandboxSecret(tx: WriteTx, channelId: number): Promise<ChannelRow> {
+      const row = await require(tx, channelId);
+      const cfg = config(row);
+      if (row.driver !== 'sandbox' || cfg[SANDBOX_NOTIFY_SECRET_KEY]) return row;
+      cfg[SANDBOX_NOTIFY_SECRET_KEY] = newSandboxNotifySecret();
+      await channels.setConfig(tx, channelId, secretBox.seal(JSON.stringify(cfg)));
+      return require(tx, channelId);
+    },
     require,
   };
 }

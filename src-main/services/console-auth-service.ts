@@ -9,8 +9,9 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError, ErrorCode } from '../../src-shared/errors';
-import type { ConsoleSessionRow } from '../repositories/console-auth-repository';
-import type { ServiceContext } from './context';
+import type { ConsoleAuthRepository, ConsoleSessionRow } from '../repositories/console-auth-repository';
+import type { ReadTx, WriteTx } from '../store/store';
+import type { Clock } from './context';
 
 /** An unused login token expires after this (seconds). */
 export const CONSOLE_LOGIN_TOKEN_TTL = 24 * 3600;
@@ -53,78 +54,89 @@ function secretMatches(stored: Buffer | undefined, secret: string): boolean {
   return timingSafeEqual(presented, expected) && expected !== DUMMY_HASH;
 }
 
-export function createConsoleAuthService(ctx: ServiceContext) {
-  const { repos, clock, db } = ctx;
-  const auth = repos.consoleAuth;
-
-  function issueLoginToken(now = clock.now()): IssuedCredential {
+/** Every method runs in the caller's unit of work (tx). */
+export function createConsoleAuthService({ clock, consoleAuth: auth }: { clock: Clock; consoleAuth: ConsoleAuthRepository }) {
+  async function issueLoginToken(tx: WriteTx, now = clock.now()): Promise<IssuedCredential> {
     const { id, secret } = newCredential();
     const expires_at = now + CONSOLE_LOGIN_TOKEN_TTL;
-    auth.insertToken({ id, secret_hash: sha256(secret), created_at: now, expires_at });
+    await auth.insertToken(tx, { id, secret_hash: sha256(secret), created_at: now, expires_at });
     return { credential: `${id}.${secret}`, expires_at };
   }
 
   return {
     /** A fresh single-use login token (earlier ones stay valid until used or expired). */
-    issueLoginToken(): IssuedCredential {
-      return issueLoginToken();
+    issueLoginToken(tx: WriteTx): Promise<IssuedCredential> {
+      return issueLoginToken(tx);
     },
 
-    /** Consumes the login token and opens a session; one use only. */
-    exchangeLoginToken(token: string): IssuedCredential {
+    /** Consumes the login token and opens a session; one use only (also across instances: the delete decides). */
+    async exchangeLoginToken(tx: WriteTx, token: string): Promise<IssuedCredential> {
       const m = CREDENTIAL.exec(token);
       const now = clock.now();
-      return db.transaction(() => {
-        const row = m ? auth.findToken(m[1]!) : undefined;
-        const ok = secretMatches(row?.secret_hash, m ? m[2]! : token);
-        if (!row || !ok || row.expires_at <= now || !auth.deleteToken(row.id)) {
-          throw refused('token: this login link is unknown, already used, revoked or expired');
-        }
-        const { id, secret } = newCredential();
-        const expires_at = now + CONSOLE_SESSION_MAX_AGE;
-        auth.insertSession({ id, secret_hash: sha256(secret), created_at: now, last_seen_at: now, expires_at });
-        return { credential: `${id}.${secret}`, expires_at };
-      })();
+      const row = m ? await auth.findToken(tx, m[1]!) : undefined;
+      const ok = secretMatches(row?.secret_hash, m ? m[2]! : token);
+      if (!row || !ok || row.expires_at <= now || !(await auth.deleteToken(tx, row.id))) {
+        throw refused('token: this login link is unknown, already used, revoked or expired');
+      }
+      const { id, secret } = newCredential();
+      const expires_at = now + CONSOLE_SESSION_MAX_AGE;
+      await auth.insertSession(tx, { id, secret_hash: sha256(secret), created_at: now, last_seen_at: now, expires_at });
+      return { credential: `${id}.${secret}`, expires_at };
     },
 
-    /** The session a cookie names, or AUTH_CONSOLE_SESSION. Keeps it alive while in use. */
-    verifySession(credential: string | undefined): ConsoleSession {
+    /**
+     * The session a cookie names, or AUTH_CONSOLE_SESSION. Read-only: what
+     * must be written (an expired session removed, last_seen_at moved on)
+     * is returned as `touch` for the caller to apply in a write.
+     */
+    async checkSession(tx: ReadTx, credential: string | undefined): Promise<ConsoleSession & { touch: 'none' | 'seen' | 'expired' }> {
       if (credential === undefined || credential === '') throw refused('console session: not signed in; open the login URL printed by serve');
       const m = CREDENTIAL.exec(credential);
-      const row: ConsoleSessionRow | undefined = m ? auth.findSession(m[1]!) : undefined;
+      const row: ConsoleSessionRow | undefined = m ? await auth.findSession(tx, m[1]!) : undefined;
       const ok = secretMatches(row?.secret_hash, m ? m[2]! : credential);
       if (!row || !ok) throw refused('console session: unknown or revoked; open a new login URL');
       const now = clock.now();
       if (row.expires_at <= now || row.last_seen_at + CONSOLE_SESSION_IDLE_TIMEOUT <= now) {
-        auth.deleteSession(row.id);
-        throw refused('console session: expired; open a new login URL');
+        return { id: row.id, expires_at: row.expires_at, touch: 'expired' };
       }
-      if (now - row.last_seen_at >= TOUCH_INTERVAL) auth.touchSession(row.id, now);
-      return { id: row.id, expires_at: row.expires_at };
+      return { id: row.id, expires_at: row.expires_at, touch: now - row.last_seen_at >= TOUCH_INTERVAL ? 'seen' : 'none' };
+    },
+
+    /** Applies what checkSession asked for; throws for an expired session. */
+    async touchSession(tx: WriteTx, session: ConsoleSession & { touch: 'none' | 'seen' | 'expired' }): Promise<void> {
+      if (session.touch === 'expired') {
+        await auth.deleteSession(tx, session.id);
+        return;
+      }
+      if (session.touch === 'seen') await auth.touchSession(tx, session.id, clock.now());
     },
 
     /** Ends the session of this credential (logout); unknown credentials are ignored. */
-    endSession(credential: string | undefined): void {
+    async endSession(tx: WriteTx, credential: string | undefined): Promise<void> {
       const m = credential ? CREDENTIAL.exec(credential) : null;
       if (!m) return;
-      const row = auth.findSession(m[1]!);
-      if (row && secretMatches(row.secret_hash, m[2]!)) auth.deleteSession(row.id);
+      const row = await auth.findSession(tx, m[1]!);
+      if (row && secretMatches(row.secret_hash, m[2]!)) await auth.deleteSession(tx, row.id);
     },
 
     /** Revokes every login token and every session, then issues one new login token. */
-    reset(): IssuedCredential & { revoked_tokens: number; revoked_sessions: number } {
-      return db.transaction(() => {
-        const revoked = auth.deleteAll();
-        return { ...issueLoginToken(), revoked_tokens: revoked.tokens, revoked_sessions: revoked.sessions };
-      })();
+    async reset(tx: WriteTx): Promise<IssuedCredential & { revoked_tokens: number; revoked_sessions: number }> {
+      const revoked = await auth.deleteAll(tx);
+      return { ...(await issueLoginToken(tx)), revoked_tokens: revoked.tokens, revoked_sessions: revoked.sessions };
     },
 
-    purgeExpired(): number {
+    purgeExpired(tx: WriteTx): Promise<number> {
       const now = clock.now();
-      return auth.purgeExpired(now, now - CONSOLE_SESSION_IDLE_TIMEOUT);
+      return auth.purgeExpired(tx, now, now - CONSOLE_SESSION_IDLE_TIMEOUT);
     },
 
-    counts: () => auth.counts(),
+    counts: (tx: ReadTx) => auth.counts(tx),
   };
 }
 export type ConsoleAuthService = ReturnType<typeof createConsoleAuthService>;
+
+/** The message of a session that checkSession found expired. */
+export const SESSION_EXPIRED_MESSAGE = 'console session: expired; open a new login URL';
+export function sessionExpired(): AppError {
+  return refused(SESSION_EXPIRED_MESSAGE);
+}

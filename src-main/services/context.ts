@@ -1,10 +1,10 @@
 /**
- * What every service is built from. Plain Node: nothing here may import
+ * What services share: the clock, where this instance is reached, and the
+ * wake-up signal of the background work. Plain Node: nothing here may import
  * electron (the same services run in `serve`, tests, benchmarks and the
- * desktop main process).
+ * desktop main process). Each service declares the repositories and other
+ * services it uses in its own deps; none gets the store's driver.
  */
-import type { Database } from 'better-sqlite3';
-import type { SecretBox } from '../crypto/secret-box';
 import { createChannelRepository } from '../repositories/channel-repository';
 import { createLedgerRepository } from '../repositories/ledger-repository';
 import { createCallbackRepository } from '../repositories/callback-repository';
@@ -17,6 +17,7 @@ import { createPaymentMethodRepository } from '../repositories/payment-method-re
 import { createSettingsRepository } from '../repositories/settings-repository';
 import { createConsoleAuthRepository } from '../repositories/console-auth-repository';
 import { createOrderStatsRepository } from '../repositories/order-stats-repository';
+import { createClusterLockRepository } from '../repositories/cluster-lock-repository';
 
 export interface Clock {
   /** Unix seconds. */
@@ -25,34 +26,28 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Math.floor(Date.now() / 1000) };
 
-export function createRepositories(db: Database) {
+/** Base URL where this instance's listener is reached (pay pages, links). */
+export type PublicUrl = () => string;
+
+/** Every repository, built once; the assembly (service.ts) hands each service the ones it declares. */
+export function createRepositories() {
   return {
-    merchants: createMerchantRepository(db),
-    channels: createChannelRepository(db),
-    paymentMethods: createPaymentMethodRepository(db),
-    orders: createOrderRepository(db),
-    nonces: createNonceRepository(db),
-    settings: createSettingsRepository(db),
-    consoleAuth: createConsoleAuthRepository(db),
-    orderStats: createOrderStatsRepository(db),
-    ledger: createLedgerRepository(db),
-    lifecycle: createOrderLifecycleRepository(db),
-    callbacks: createCallbackRepository(db),
-    idempotency: createIdempotencyRepository(db),
+    merchants: createMerchantRepository(),
+    channels: createChannelRepository(),
+    paymentMethods: createPaymentMethodRepository(),
+    orders: createOrderRepository(),
+    nonces: createNonceRepository(),
+    settings: createSettingsRepository(),
+    consoleAuth: createConsoleAuthRepository(),
+    orderStats: createOrderStatsRepository(),
+    ledger: createLedgerRepository(),
+    lifecycle: createOrderLifecycleRepository(),
+    callbacks: createCallbackRepository(),
+    idempotency: createIdempotencyRepository(),
+    clusterLocks: createClusterLockRepository(),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;
-
-export interface ServiceContext {
-  db: Database;
-  clock: Clock;
-  secretBox: SecretBox;
-  repos: Repositories;
-  /** Base URL where the embedded listener is reachable (pay pages, links). */
-  publicUrl(): string;
-  /** Tells the background worker that work may be due now (a hint; harmless when spurious). */
-  workSignal: WorkSignal;
-}
 
 export interface WorkSignal {
   notify(): void;

@@ -1,18 +1,24 @@
 /**
- * createOrder's `Idempotency-Key` (docs/api.md, "Idempotent creation"): the
- * same key with the same parameters (timestamp, nonce and signature aside)
- * replays the first answer and creates nothing; the same key with other
- * parameters is refused with 409; keys are per merchant and kept 24 h.
+ * "Replay or write", the one rule for every idempotent write: createOrder's
+ * `Idempotency-Key` (docs/api.md, "Idempotent creation"), the console's
+ * createOrder and balance adjustment `idempotency_key`. The same key with
+ * the same parameters (timestamp, nonce and signature aside) replays the
+ * first answer and writes nothing; the same key with other parameters is
+ * refused with 409; keys are per merchant and kept 24 h.
  */
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { AppError, ErrorCode } from '../../src-shared/errors';
 import type { JsonObject, JsonValue } from '../../src-shared/json/lossless-json';
 import { buildSigningString } from '../../src-shared/signing';
-import type { ServiceContext } from './context';
+import type { IdempotencyRepository } from '../repositories/idempotency-repository';
+import type { WriteTx } from '../store/store';
+import type { Clock } from './context';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600;
-const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+/** 1–255 printable ASCII characters (0x20–0x7E), no leading or trailing space; the API reference shows this schema. */
+export const idempotencyKeySchema = z.string().regex(/^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/);
 
 /**
  * The header's key, undefined when absent; a malformed or repeated one is a 400 naming the header.
@@ -23,7 +29,7 @@ export function idempotencyKeyOf(lines: readonly string[] | undefined): string |
   if (lines === undefined || lines.length === 0) return undefined;
   if (lines.length > 1) throw new AppError(ErrorCode.VALIDATION, 'Idempotency-Key: given more than once');
   const header = lines[0]!;
-  if (!KEY_PATTERN.test(header) || header.trim() !== header) {
+  if (!idempotencyKeySchema.safeParse(header).success) {
     throw new AppError(ErrorCode.VALIDATION, 'Idempotency-Key: must be 1-255 printable ASCII characters, without leading or trailing spaces');
   }
   return header;
@@ -63,39 +69,46 @@ export function requestFingerprint(body: JsonObject, query: Readonly<Record<stri
   return createHash('sha256').update(buildSigningString(params, ''), 'utf8').digest('hex');
 }
 
-export function createIdempotencyService(ctx: ServiceContext) {
-  const { repos, clock } = ctx;
+export interface IdempotentWrite {
+  merchantId: number;
+  /** The stored key (namespaced: consoleIdempotencyKey, adjustmentIdempotencyKey, or the header's value). */
+  key: string;
+  fingerprint: string;
+  /** The refusal when the key was used with other parameters, naming the field. */
+  mismatchMessage: string;
+  /** Does the write; returns the answer to keep (JSON text) and the order it created, if any. */
+  write(): Promise<{ answer: string; orderId: number | null }>;
+}
+
+/** Every method runs in the caller's unit of work (tx). */
+export function createIdempotencyService({ clock, idempotency }: { clock: Clock; idempotency: IdempotencyRepository }) {
   return {
     /**
-     * In the request's write transaction: the stored answer to replay, or
-     * undefined when the key is new (or expired). Throws IDEMPOTENCY_MISMATCH
-     * when the key was used with other parameters.
+     * Runs `write` once per key: the key is taken first (a second instance
+     * with the same key waits for this unit of work and then replays its
+     * answer), the answer is kept with it in the same unit of work.
      */
-    replayFor(merchantId: number, key: string, fingerprint: string): string | undefined {
-      const row = repos.idempotency.find(merchantId, key);
-      if (!row || row.expires_at <= clock.now()) return undefined;
-      if (row.request_hash !== fingerprint) {
-        throw new AppError(ErrorCode.IDEMPOTENCY_MISMATCH, 'Idempotency-Key: already used with different parameters');
-      }
-      return row.response;
-    },
-
-    /** In the same transaction as what it answers for. */
-    remember(merchantId: number, key: string, fingerprint: string, response: string, orderId: number | null): void {
+    async once(tx: WriteTx, spec: IdempotentWrite): Promise<{ answer: string; replayed: boolean }> {
       const now = clock.now();
-      repos.idempotency.put({
-        merchant_id: merchantId,
-        idem_key: key,
-        request_hash: fingerprint,
-        response,
-        order_id: orderId,
+      const claimed = await idempotency.claim(tx, {
+        merchant_id: spec.merchantId,
+        idem_key: spec.key,
+        request_hash: spec.fingerprint,
         createtime: now,
         expires_at: now + IDEMPOTENCY_RETENTION_SECONDS,
       });
+      if (!claimed) {
+        const row = (await idempotency.find(tx, spec.merchantId, spec.key))!;
+        if (row.request_hash !== spec.fingerprint) throw new AppError(ErrorCode.IDEMPOTENCY_MISMATCH, spec.mismatchMessage);
+        return { answer: row.response, replayed: true };
+      }
+      const { answer, orderId } = await spec.write();
+      await idempotency.complete(tx, spec.merchantId, spec.key, answer, orderId);
+      return { answer, replayed: false };
     },
 
-    purgeExpired(): number {
-      return repos.idempotency.purgeExpired(clock.now());
+    purgeExpired(tx: WriteTx): Promise<number> {
+      return idempotency.purgeExpired(tx, clock.now());
     },
   };
 }

@@ -1,16 +1,17 @@
 /**
  * The ledger (docs/ledger.md): every balance change is one ledger
- * transaction whose entries sum to zero, posted in the caller's SQLite
- * transaction together with the cached balances, which never go negative.
+ * transaction whose entries sum to zero, posted in the caller's unit of
+ * work together with the cached balances, which never go negative.
  */
 import { AppError, ErrorCode } from '../../src-shared/errors';
 import { formatFen } from '../../src-shared/money';
 import type { BalanceView, LedgerTransactionView } from '../../src-shared/schemas/money';
-import { adjustmentPostings, isMerchantAccount, orderPostings, sumOf, type LedgerKind, type Posting } from '../ledger/posting-rules';
-import type { BalanceDelta, LedgerTransactionRow } from '../repositories/ledger-repository';
+import { adjustmentPostings, holdPostings, isMerchantAccount, orderPostings, sumOf, type HoldKind, type LedgerKind, type Posting } from '../ledger/posting-rules';
+import type { BalanceDelta, LedgerRepository, LedgerTransactionRow } from '../repositories/ledger-repository';
+import type { MerchantRepository } from '../repositories/merchant-repository';
 import type { OrderRow } from '../repositories/order-repository';
-import { writeTransaction } from '../store/transaction';
-import type { ServiceContext } from './context';
+import type { ReadTx, WriteTx } from '../store/store';
+import type { Clock } from './context';
 
 export const ADJUSTMENT_REASON_MAX = 256;
 
@@ -24,60 +25,74 @@ function deltaOf(postings: readonly Posting[]): BalanceDelta {
   return d;
 }
 
-export function createLedgerService(ctx: ServiceContext) {
-  const { repos, db, clock } = ctx;
+export interface LedgerServiceDeps {
+  clock: Clock;
+  ledger: LedgerRepository;
+  merchants: MerchantRepository;
+}
 
-  function balances(merchantId: number): BalanceView {
-    const row = repos.ledger.balance(merchantId);
+/** Every method runs in the caller's unit of work (tx). */
+export function createLedgerService({ clock, ledger, merchants }: LedgerServiceDeps) {
+  async function balances(tx: ReadTx, merchantId: number): Promise<BalanceView> {
+    const row = await ledger.balance(tx, merchantId);
     return { available: row?.available ?? 0, frozen: row?.frozen ?? 0, deposit: row?.deposit ?? 0 };
   }
 
-  function toTransactionView(tx: LedgerTransactionRow): LedgerTransactionView {
+  async function toTransactionView(tx: ReadTx, t: LedgerTransactionRow): Promise<LedgerTransactionView> {
+    const entries = await ledger.entriesOfTransaction(tx, t.id);
     return {
-      id: tx.id,
-      kind: tx.kind,
-      merchant_id: tx.merchant_id,
-      order_id: tx.order_id,
-      reason: tx.reason,
-      createtime: tx.createtime,
-      entries: repos.ledger.entriesOfTransaction(tx.id).map((e) => ({ account: e.account, merchant_id: e.merchant_id, amount: e.amount })),
+      id: t.id,
+      kind: t.kind,
+      merchant_id: t.merchant_id,
+      order_id: t.order_id,
+      reason: t.reason,
+      createtime: t.createtime,
+      entries: entries.map((e) => ({ account: e.account, merchant_id: e.merchant_id, amount: e.amount })),
     };
   }
 
   /**
    * Posts one balanced movement for a merchant. Throws INSUFFICIENT_BALANCE
-   * (and writes nothing) when a merchant balance would go negative.
+   * (and writes nothing) when a merchant balance would go negative. The
+   * balance row stays locked until the caller's unit of work ends, so the
+   * check holds against every other instance.
    */
-  function post(kind: LedgerKind, merchantId: number, orderId: number | null, reason: string, postings: Posting[]): number {
+  async function post(
+    tx: WriteTx,
+    kind: LedgerKind,
+    merchantId: number,
+    orderId: number | null,
+    reason: string,
+    postings: Posting[],
+    approvalId: number | null = null,
+  ): Promise<number> {
     if (postings.length === 0) return 0;
     if (sumOf(postings) !== 0) throw new Error(`ledger: ${kind} postings do not balance (${sumOf(postings)})`);
-    return writeTransaction(db, () => {
-      const now = clock.now();
-      const before = balances(merchantId);
-      const delta = deltaOf(postings);
-      for (const name of ['available', 'frozen', 'deposit'] as const) {
-        if (before[name] + delta[name] < 0) {
-          throw new AppError(
-            ErrorCode.INSUFFICIENT_BALANCE,
-            `insufficient balance: ${name} is ${formatFen(before[name])}, the ${kind.replace('_', ' ')} needs ${formatFen(-delta[name])}`,
-          );
-        }
+    const now = clock.now();
+    const before = await ledger.lockBalance(tx, merchantId, now);
+    const delta = deltaOf(postings);
+    for (const name of ['available', 'frozen', 'deposit'] as const) {
+      if (before[name] + delta[name] < 0) {
+        throw new AppError(
+          ErrorCode.INSUFFICIENT_BALANCE,
+          `insufficient balance: ${name} is ${formatFen(before[name])}, the ${kind.replace('_', ' ')} needs ${formatFen(-delta[name])}`,
+        );
       }
-      const txId = repos.ledger.insertTransaction({ kind, merchant_id: merchantId, order_id: orderId, reason, createtime: now });
-      for (const p of postings) {
-        repos.ledger.insertEntry({ transaction_id: txId, account: p.account, merchant_id: isMerchantAccount(p.account) ? merchantId : null, amount: p.amount });
-      }
-      repos.ledger.applyBalanceDelta(merchantId, delta, now);
-      return txId;
-    });
+    }
+    const txId = await ledger.insertTransaction(tx, { kind, merchant_id: merchantId, order_id: orderId, approval_id: approvalId, reason, createtime: now });
+    for (const p of postings) {
+      await ledger.insertEntry(tx, { transaction_id: txId, account: p.account, merchant_id: isMerchantAccount(p.account) ? merchantId : null, amount: p.amount });
+    }
+    await ledger.applyBalanceDelta(tx, merchantId, delta, now);
+    return txId;
   }
 
   return {
     balances,
 
     /** An order's movement (buy paid, sell freeze/payout/release). */
-    postOrder(kind: Exclude<LedgerKind, 'adjustment'>, order: OrderRow, reason: string): number {
-      return post(kind, order.merchant_id, order.id, reason, orderPostings(kind, order));
+    postOrder(tx: WriteTx, kind: Exclude<LedgerKind, 'adjustment' | HoldKind>, order: OrderRow, reason: string): Promise<number> {
+      return post(tx, kind, order.merchant_id, order.id, reason, orderPostings(kind, order));
     },
 
     /**
@@ -85,41 +100,53 @@ export function createLedgerService(ctx: ServiceContext) {
      * Refused when the merchant does not exist, the amount is 0 or the
      * balance would go negative.
      */
-    adjust(merchantId: number, amount: number, reason: string): { transaction_id: number; balances: BalanceView } {
+    async adjust(tx: WriteTx, merchantId: number, amount: number, reason: string): Promise<{ transaction_id: number; balances: BalanceView }> {
       if (!Number.isSafeInteger(amount) || amount === 0) throw new AppError(ErrorCode.VALIDATION, 'amount: must be a non-zero amount of yuan');
       const text = reason.trim();
       if (text.length === 0) throw new AppError(ErrorCode.VALIDATION, 'reason: is required');
       if (text.length > ADJUSTMENT_REASON_MAX) throw new AppError(ErrorCode.VALIDATION, `reason: must be at most ${ADJUSTMENT_REASON_MAX} characters`);
-      return writeTransaction(db, () => {
-        if (!repos.merchants.findById(merchantId)) throw new AppError(ErrorCode.NOT_FOUND, `merchant_id: merchant ${merchantId} not found`);
-        const id = post('adjustment', merchantId, null, text, adjustmentPostings(amount));
-        return { transaction_id: id, balances: balances(merchantId) };
-      });
+      if (!(await merchants.findById(tx, merchantId))) throw new AppError(ErrorCode.NOT_FOUND, `merchant_id: merchant ${merchantId} not found`);
+      const id = await post(tx, 'adjustment', merchantId, null, text, adjustmentPostings(amount));
+      return { transaction_id: id, balances: await balances(tx, merchantId) };
+    },
+
+    /**
+     * A withdrawal waiting for approval: its sum held (available → frozen),
+     * or released again; INSUFFICIENT_BALANCE when the hold cannot be covered.
+     */
+    hold(tx: WriteTx, kind: HoldKind, merchantId: number, approvalId: number, amount: number, reason: string): Promise<number> {
+      return post(tx, kind, merchantId, null, reason, holdPostings(kind, amount), approvalId);
     },
 
     /** Balances summed from the ledger entries (the cache must equal this). */
-    ledgerBalances(merchantId: number): BalanceView {
-      return repos.ledger.ledgerSums(merchantId);
+    ledgerBalances(tx: ReadTx, merchantId: number): Promise<BalanceView> {
+      return ledger.ledgerSums(tx, merchantId);
     },
 
-    transactionsOfOrder(orderId: number): LedgerTransactionView[] {
-      return repos.ledger.transactionsOfOrder(orderId).map(toTransactionView);
+    async transactionsOfOrder(tx: ReadTx, orderId: number): Promise<LedgerTransactionView[]> {
+      const rows = await ledger.transactionsOfOrder(tx, orderId);
+      return Promise.all(rows.map((r) => toTransactionView(tx, r)));
     },
 
     /** A merchant's movements, newest first; pass the last id seen to page on. */
-    transactionsOfMerchant(merchantId: number, { beforeId, limit = 50 }: { beforeId?: number; limit?: number } = {}): LedgerTransactionView[] {
-      return repos.ledger.transactionsOfMerchant(merchantId, beforeId ?? Number.MAX_SAFE_INTEGER, Math.min(Math.max(limit, 1), 500)).map(toTransactionView);
+    async transactionsOfMerchant(
+      tx: ReadTx,
+      merchantId: number,
+      { beforeId, limit = 50 }: { beforeId?: number | undefined; limit?: number } = {},
+    ): Promise<LedgerTransactionView[]> {
+      const rows = await ledger.transactionsOfMerchant(tx, merchantId, beforeId ?? Number.MAX_SAFE_INTEGER, Math.min(Math.max(limit, 1), 500));
+      return Promise.all(rows.map((r) => toTransactionView(tx, r)));
     },
 
     /**
      * Consistency check of the whole ledger: every transaction balanced and
      * every cached balance equal to its ledger sum. Empty when all is well.
      */
-    audit(): string[] {
+    async audit(tx: ReadTx): Promise<string[]> {
       const problems: string[] = [];
-      for (const u of repos.ledger.unbalancedTransactions()) problems.push(`ledger transaction ${u.transaction_id} sums to ${u.total}`);
-      for (const b of repos.ledger.allBalances()) {
-        const l = repos.ledger.ledgerSums(b.merchant_id);
+      for (const u of await ledger.unbalancedTransactions(tx)) problems.push(`ledger transaction ${u.transaction_id} sums to ${u.total}`);
+      for (const b of await ledger.allBalances(tx)) {
+        const l = await ledger.ledgerSums(tx, b.merchant_id);
         for (const name of ['available', 'frozen', 'deposit'] as const) {
           if (b[name] !== l[name]) problems.push(`merchant ${b.merchant_id} ${name}: cached ${b[name]}, ledger ${l[name]}`);
         }

@@ -2,8 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { AppError, ErrorCode } from '../../src-shared/errors';
 import { DEFAULT_SIGN_TYPE } from '../../src-shared/signing';
 import type { MerchantCreateInput, MerchantUpdateInput, MerchantView, MerchantWithSecretView } from '../../src-shared/schemas/operator';
-import type { MerchantRow } from '../repositories/merchant-repository';
-import type { ServiceContext } from './context';
+import type { SecretBox } from '../crypto/secret-box';
+import type { MerchantRepository, MerchantRow } from '../repositories/merchant-repository';
+import { callbackUrlProblem, type CallbackUrlPolicy } from '../callbacks/callback-url-policy';
+import type { ReadTx, WriteTx } from '../store/store';
+import type { Clock } from './context';
 
 export function newApiKey(): string {
   return 'mk_' + randomBytes(12).toString('hex');
@@ -27,44 +30,59 @@ export function toMerchantView(row: MerchantRow): MerchantView {
   };
 }
 
-export function createMerchantService(ctx: ServiceContext) {
-  const { repos, secretBox, clock, db } = ctx;
+export interface MerchantServiceDeps {
+  clock: Clock;
+  secretBox: SecretBox;
+  merchants: MerchantRepository;
+  /** Where callbacks may go now (callbacks/callback-url-policy.ts). */
+  callbackPolicy(tx: ReadTx): Promise<CallbackUrlPolicy>;
+}
+
+/** Merchants: every method runs in the caller's unit of work (tx). */
+export function createMerchantService({ clock, secretBox, merchants, callbackPolicy }: MerchantServiceDeps) {
   const openedSecrets = new Map<string, string>();
 
-  function require(id: number): MerchantRow {
-    const row = repos.merchants.findById(id);
+  /** A callback_url being set must pass the callback URL policy (callbacks/callback-url-policy.ts). */
+  async function checkCallbackUrl(tx: ReadTx, url: string | null | undefined): Promise<void> {
+    const problem = url ? callbackUrlProblem(url, await callbackPolicy(tx)) : null;
+    if (problem) throw new AppError(ErrorCode.VALIDATION, `callback_url: ${problem}`);
+  }
+
+  async function require(tx: ReadTx, id: number): Promise<MerchantRow> {
+    const row = await merchants.findById(tx, id);
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, `merchant_id: merchant ${id} not found`);
     return row;
   }
 
   return {
-    create(input: MerchantCreateInput): MerchantWithSecretView {
+    async create(tx: WriteTx, input: MerchantCreateInput): Promise<MerchantWithSecretView> {
+      await checkCallbackUrl(tx, input.callback_url);
       const apiSecret = newApiSecret();
-      const id = db.transaction(() =>
-        repos.merchants.insert({
-          name: input.name,
-          api_key: newApiKey(),
-          api_secret_enc: secretBox.seal(apiSecret),
-          sign_type: input.sign_type ?? DEFAULT_SIGN_TYPE,
-          callback_url: input.callback_url ?? null,
-          enabled: 1,
-          createtime: clock.now(),
-        }),
-      )();
-      return { ...toMerchantView(require(id)), api_secret: apiSecret };
+      const id = await merchants.insert(tx, {
+        name: input.name,
+        api_key: newApiKey(),
+        api_secret_enc: secretBox.seal(apiSecret),
+        sign_type: input.sign_type ?? DEFAULT_SIGN_TYPE,
+        callback_url: input.callback_url ?? null,
+        enabled: 1,
+        createtime: clock.now(),
+      });
+      return { ...toMerchantView(await require(tx, id)), api_secret: apiSecret };
     },
 
-    list(): MerchantView[] {
-      return repos.merchants.list().map(toMerchantView);
+    async list(tx: ReadTx): Promise<MerchantView[]> {
+      return (await merchants.list(tx)).map(toMerchantView);
     },
 
-    get(id: number): MerchantView {
-      return toMerchantView(require(id));
+    async get(tx: ReadTx, id: number): Promise<MerchantView> {
+      return toMerchantView(await require(tx, id));
     },
 
-    update(input: MerchantUpdateInput): MerchantView {
-      const row = require(input.id);
-      repos.merchants.updateProfile(
+    async update(tx: WriteTx, input: MerchantUpdateInput): Promise<MerchantView> {
+      const row = await require(tx, input.id);
+      await checkCallbackUrl(tx, input.callback_url);
+      await merchants.updateProfile(
+        tx,
         {
           id: row.id,
           name: input.name ?? row.name,
@@ -74,15 +92,15 @@ export function createMerchantService(ctx: ServiceContext) {
         },
         clock.now(),
       );
-      return toMerchantView(require(row.id));
+      return toMerchantView(await require(tx, row.id));
     },
 
     /** A new secret replaces the old at once; the old one stops verifying. */
-    rotateSecret(id: number): MerchantWithSecretView {
-      require(id);
+    async rotateSecret(tx: WriteTx, id: number): Promise<MerchantWithSecretView> {
+      await require(tx, id);
       const apiSecret = newApiSecret();
-      repos.merchants.updateSecret(id, secretBox.seal(apiSecret), clock.now());
-      return { ...toMerchantView(require(id)), api_secret: apiSecret };
+      await merchants.updateSecret(tx, id, secretBox.seal(apiSecret), clock.now());
+      return { ...toMerchantView(await require(tx, id)), api_secret: apiSecret };
     },
 
     /**
@@ -102,6 +120,7 @@ export function createMerchantService(ctx: ServiceContext) {
     },
 
     require,
+    findByApiKey: (tx: ReadTx, apiKey: string) => merchants.findByApiKey(tx, apiKey),
   };
 }
 export type MerchantService = ReturnType<typeof createMerchantService>;

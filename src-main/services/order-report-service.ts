@@ -21,11 +21,12 @@ import type {
   StatusBucket,
 } from '../../src-shared/schemas/console';
 import { DASHBOARD_DAYS } from '../../src-shared/schemas/console';
-import type { ChannelRow } from '../repositories/channel-repository';
-import { orderNoPlanFor, type OrderListFilter, type OrderRow } from '../repositories/order-repository';
-import type { DayBucketRow } from '../repositories/order-stats-repository';
+import type { ChannelRepository, ChannelRow } from '../repositories/channel-repository';
+import { orderNoPlanFor, type OrderListFilter, type OrderRepository, type OrderRow } from '../repositories/order-repository';
+import type { DayBucketRow, OrderStatsRepository } from '../repositories/order-stats-repository';
+import type { ReadTx, Store } from '../store/store';
 import { effectiveFees, payMethodsOf, toPayChannelView } from './channel-service';
-import type { ServiceContext } from './context';
+import type { Clock, PublicUrl } from './context';
 import type { CallbackService } from './callback-service';
 import type { LedgerService } from './ledger-service';
 import type { OrderLifecycleService } from './order-lifecycle-service';
@@ -114,25 +115,27 @@ function decodeCursor(text: string): ExportCursor {
 }
 
 export interface OrderReportDeps {
+  clock: Clock;
+  publicUrl: PublicUrl;
+  /** The dashboard reads one day per unit of work (see dashboard()). */
+  store: Pick<Store, 'read'>;
+  orders: OrderRepository;
+  channels: ChannelRepository;
+  orderStats: OrderStatsRepository;
   callbacks: CallbackService;
   ledger: LedgerService;
   lifecycle: OrderLifecycleService;
 }
 
-export function createOrderReportService(ctx: ServiceContext, deps: OrderReportDeps) {
-  const { repos, clock } = ctx;
+/** Reads only; every method but dashboard() runs in the caller's unit of work (tx). */
+export function createOrderReportService(deps: OrderReportDeps) {
+  const { clock, orders, channels } = deps;
 
-  /** Channel rows of one call, looked up once each. */
-  function channelLookup(): (id: number) => ChannelRow {
+  /** The channel rows of some orders, looked up once each. */
+  async function channelLookup(tx: ReadTx, rows: readonly OrderRow[]): Promise<(id: number) => ChannelRow> {
     const cache = new Map<number, ChannelRow>();
-    return (id) => {
-      let row = cache.get(id);
-      if (!row) {
-        row = repos.channels.findById(id)!;
-        cache.set(id, row);
-      }
-      return row;
-    };
+    for (const r of rows) if (!cache.has(r.channel_id)) cache.set(r.channel_id, (await channels.findById(tx, r.channel_id))!);
+    return (id) => cache.get(id)!;
   }
 
   function summaryOf(row: OrderRow, channelOf: (id: number) => ChannelRow): ConsoleOrderSummary {
@@ -175,18 +178,17 @@ export function createOrderReportService(ctx: ServiceContext, deps: OrderReportD
 
   return {
     /** The orders table: newest first, remote pagination, every console filter. */
-    list(merchantId: number, q: ConsoleOrderFilter & { page: number; limit: number }): ConsoleOrderListView {
-      const { rows, total } = repos.orders.list({ ...listFilter(merchantId, q), offset: (q.page - 1) * q.limit, limit: q.limit });
-      const channelOf = channelLookup();
+    async list(tx: ReadTx, merchantId: number, q: ConsoleOrderFilter & { page: number; limit: number }): Promise<ConsoleOrderListView> {
+      const { rows, total } = await orders.list(tx, { ...listFilter(merchantId, q), offset: (q.page - 1) * q.limit, limit: q.limit });
+      const channelOf = await channelLookup(tx, rows);
       return { list: rows.map((r) => summaryOf(r, channelOf)), total, page: q.page, limit: q.limit };
     },
 
     /** Another merchant's order answers exactly like a missing one. */
-    detail(merchantId: number, orderNo: string): OrderDetailView {
-      const row = repos.orders.findForMerchant(merchantId, orderNo);
+    async detail(tx: ReadTx, merchantId: number, orderNo: string): Promise<OrderDetailView> {
+      const row = await orders.findForMerchant(tx, merchantId, orderNo);
       if (!row) throw new AppError(ErrorCode.NOT_FOUND, `order_no: order ${orderNo} not found`);
-      const channel = repos.channels.findById(row.channel_id)!;
-      const isBuy = row.order_type === ORDER_TYPE.BUY;
+      const channel = (await channels.findById(tx, row.channel_id))!;
       return {
         order_id: String(row.id),
         order_no: row.order_no,
@@ -210,16 +212,20 @@ export function createOrderReportService(ctx: ServiceContext, deps: OrderReportD
         payment_method_snapshot: row.payment_method_snapshot ? (JSON.parse(row.payment_method_snapshot) as PaymentMethodSnapshot) : null,
         customer_payment_method: row.customer_payment_method ? (JSON.parse(row.customer_payment_method) as CustomerPaymentMethod) : null,
         customer_name: row.customer_name,
-        pay_url: isBuy && row.pay_token ? payUrlOf(ctx.publicUrl(), row.pay_token) : null,
+        pay_url: payUrlOf(row, deps.publicUrl()),
         expires_at: row.expires_at,
         createtime: row.createtime,
         updatetime: row.updatetime,
         fees: feeBreakdownOf(row),
-        timeline: deps.lifecycle
-          .timelineOf(row.id)
-          .map((t) => ({ from: t.from_status, to: t.to_status, source: t.source, reason: t.reason, time: t.createtime })),
-        ledger: deps.ledger.transactionsOfOrder(row.id),
-        callbacks: deps.callbacks.listForOrder(row.order_no),
+        timeline: (await deps.lifecycle.timelineOf(tx, row.id)).map((t) => ({
+          from: t.from_status,
+          to: t.to_status,
+          source: t.source,
+          reason: t.reason,
+          time: t.createtime,
+        })),
+        ledger: await deps.ledger.transactionsOfOrder(tx, row.id),
+        callbacks: await deps.callbacks.listOfOrder(tx, row),
       };
     },
 
@@ -227,12 +233,12 @@ export function createOrderReportService(ctx: ServiceContext, deps: OrderReportD
      * One chunk of the CSV export, newest first. Keyset pagination on
      * (createtime, id): orders created meanwhile never shift the chunks.
      */
-    exportChunk(merchantId: number, q: ConsoleOrderFilter & { cursor?: string | undefined; chunk_size: number }): OrderExportChunkView {
+    async exportChunk(tx: ReadTx, merchantId: number, q: ConsoleOrderFilter & { cursor?: string | undefined; chunk_size: number }): Promise<OrderExportChunkView> {
       const cursor = q.cursor !== undefined ? decodeCursor(q.cursor) : undefined;
       const filter = listFilter(merchantId, q);
-      const total = cursor ? cursor.total : repos.orders.list({ ...filter, offset: 0, limit: 0 }).total;
+      const total = cursor ? cursor.total : (await orders.list(tx, { ...filter, offset: 0, limit: 0 })).total;
       // One row more than asked tells whether another chunk follows.
-      const rows = repos.orders.page({
+      const rows = await orders.page(tx, {
         ...filter,
         before: cursor && { createtime: cursor.t, id: cursor.i },
         orderNoPlan: orderNoPlanFor(total),
@@ -243,7 +249,7 @@ export function createOrderReportService(ctx: ServiceContext, deps: OrderReportD
       const chunk = more ? rows.slice(0, q.chunk_size) : rows;
       const exported = (cursor?.n ?? 0) + chunk.length;
       const last = chunk[chunk.length - 1];
-      const channelOf = channelLookup();
+      const channelOf = await channelLookup(tx, chunk);
       return {
         rows: chunk.map((r) => exportRowOf(r, channelOf)),
         next_cursor: more && last ? encodeCursor({ t: last.createtime, i: last.id, n: exported, total }) : null,
@@ -255,8 +261,9 @@ export function createOrderReportService(ctx: ServiceContext, deps: OrderReportD
     /**
      * Today's and the last 30 days' counts and sums, and the daily series:
      * one grouped range scan of the time index per day, yielding to the event
-     * loop between days so a busy merchant's dashboard never stalls the API
-     * for longer than one day's scan (better-sqlite3 is synchronous).
+     * loop between days (one read unit of work each) so a busy merchant's
+     * dashboard never stalls the API for longer than one day's scan
+     * (better-sqlite3 is synchronous).
      */
     async dashboard(merchantId: number): Promise<DashboardStatsView> {
       const now = clock.now();
@@ -267,7 +274,7 @@ export function createOrderReportService(ctx: ServiceContext, deps: OrderReportD
       const buckets: DayBucketRow[] = [];
       for (let d = firstDay; d <= today; d++) {
         const start = from + (d - firstDay) * 86400;
-        buckets.push(...repos.orderStats.dayBuckets(merchantId, start, start + 86400));
+        buckets.push(...(await deps.store.read((tx) => deps.orderStats.dayBuckets(tx, merchantId, start, start + 86400))));
         if (d < today) await new Promise<void>((resolve) => setImmediate(resolve));
       }
       const daily: DailyVolumePoint[] = [];
@@ -300,13 +307,13 @@ export function createOrderReportService(ctx: ServiceContext, deps: OrderReportD
         ),
         last_30_days: periodStatsOf(buckets, from),
         daily,
-        balances: deps.ledger.balances(merchantId),
+        balances: await deps.store.read((tx) => deps.ledger.balances(tx, merchantId)),
       };
     },
 
     /** Enabled channels linked to the merchant, with what the order forms enforce. */
-    channelsForOrders(merchantId: number, category?: ChannelCategory): ConsoleChannelView[] {
-      return repos.channels.listEnabledLinked(merchantId, category).map((row) => ({
+    async channelsForOrders(tx: ReadTx, merchantId: number, category?: ChannelCategory): Promise<ConsoleChannelView[]> {
+      return (await channels.listEnabledLinked(tx, merchantId, category)).map((row) => ({
         ...toPayChannelView(row),
         pay_methods: payMethodsOf(row),
         min_amount: formatFen(row.min_amount),

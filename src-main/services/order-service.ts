@@ -2,7 +2,7 @@ import { randomFillSync, randomInt } from 'node:crypto';
 import { formatBeijingCompact } from '../../src-shared/beijing-time';
 import { AppError, ErrorCode } from '../../src-shared/errors';
 import { ORDER_TYPE } from '../../src-shared/constants';
-import { computeBuyFees, computeSellFees } from '../../src-shared/fees';
+import { computeBuyFees, computeSellFees, type FeeSettings, type SellFees } from '../../src-shared/fees';
 import { formatFen } from '../../src-shared/money';
 import type {
   AlphaCardInfo,
@@ -15,11 +15,15 @@ import type {
   OrderView,
   SellOrderView,
 } from '../../src-shared/schemas/merchant-api';
-import type { NewOrderRow, OrderRow, OrderSummaryRow } from '../repositories/order-repository';
+import type { NewOrderRow, OrderRepository, OrderRow, OrderSummaryRow } from '../repositories/order-repository';
+import type { LinkedChannelRow } from '../repositories/channel-repository';
 import type { PaymentMethodRow } from '../repositories/payment-method-repository';
 import type { ChannelDrivers } from '../channels/drivers';
+import { checkoutUrl } from '../channels/sandbox-driver';
+import type { SecretBox } from '../crypto/secret-box';
+import type { ReadTx, WriteTx } from '../store/store';
 import type { ChannelService } from './channel-service';
-import type { ServiceContext } from './context';
+import type { Clock, PublicUrl } from './context';
 import type { LedgerService } from './ledger-service';
 import type { OrderLifecycleService } from './order-lifecycle-service';
 import type { PaymentMethodService } from './payment-method-service';
@@ -85,8 +89,14 @@ export function toOrderView(row: OrderSummaryRow): OrderView {
   };
 }
 
-export function payUrlOf(publicUrl: string, payToken: string): string {
-  return `${publicUrl.replace(/\/+$/, '')}/pay/${payToken}`;
+/**
+ * Where the payer of a buy order goes: what its channel driver answered when
+ * the order was created (stored). Orders from before that was stored
+ * (schema < 8) were all sandbox orders: their checkout page on this listener.
+ */
+export function payUrlOf(row: Pick<OrderRow, 'order_type' | 'pay_url' | 'pay_token'>, publicUrl: string): string | null {
+  if (row.order_type !== ORDER_TYPE.BUY) return null;
+  return row.pay_url ?? (row.pay_token ? checkoutUrl(publicUrl, row.pay_token) : null);
 }
 
 export function toBuyOrderView(row: OrderRow, publicUrl: string): BuyOrderView {
@@ -100,7 +110,7 @@ export function toBuyOrderView(row: OrderRow, publicUrl: string): BuyOrderView {
     deposit_amount: row.deposit_amount,
     service_amount: row.service_amount,
     merchant_actual_amount: row.merchant_actual_amount,
-    pay_url: payUrlOf(publicUrl, row.pay_token!),
+    pay_url: payUrlOf(row, publicUrl)!,
     createtime: row.createtime,
   };
 }
@@ -133,6 +143,10 @@ function snapshotOf(pm: PaymentMethodRow): PaymentMethodSnapshot {
 }
 
 export interface OrderServiceDeps {
+  clock: Clock;
+  secretBox: SecretBox;
+  publicUrl: PublicUrl;
+  orders: OrderRepository;
   channels: ChannelService;
   paymentMethods: PaymentMethodService;
   /** Absent until region data is loaded; then prov_id/area_id are checked. */
@@ -142,8 +156,9 @@ export interface OrderServiceDeps {
   drivers: ChannelDrivers;
 }
 
-export function createOrderService(ctx: ServiceContext, deps: OrderServiceDeps) {
-  const { repos, db, clock } = ctx;
+/** Orders as the merchant API makes and shows them: every method runs in the caller's unit of work (tx). */
+export function createOrderService(deps: OrderServiceDeps) {
+  const { clock, orders } = deps;
 
   function checkAmountLimits(amount: number, channel: { id: number; min_amount: number; max_amount: number }): void {
     if (amount < channel.min_amount || amount > channel.max_amount) {
@@ -154,30 +169,30 @@ export function createOrderService(ctx: ServiceContext, deps: OrderServiceDeps) 
     }
   }
 
-  /** Inserts with a fresh order_no, retrying the rare collision. */
-  function insertWithOrderNo(row: Omit<NewOrderRow, 'order_no'>, orderType: 1 | 2): OrderRow {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return repos.orders.insertReturning({ ...row, order_no: newOrderNo(orderType, row.createtime) });
-      } catch (err) {
-        const code = (err as { code?: string }).code;
-        if (code !== 'SQLITE_CONSTRAINT_UNIQUE' || attempt >= 4) throw err;
-      }
+  /** Inserts with a fresh order_no, retrying the rare collision (the insert then stores nothing). */
+  async function insertWithOrderNo(tx: WriteTx, row: Omit<NewOrderRow, 'order_no'>, orderType: 1 | 2, payUrlFor?: (draft: NewOrderRow) => string): Promise<OrderRow> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const draft: NewOrderRow = { ...row, order_no: newOrderNo(orderType, row.createtime) };
+      if (payUrlFor) draft.pay_url = payUrlFor(draft);
+      const inserted = await orders.insertReturning(tx, draft);
+      if (inserted) return inserted;
     }
+    throw new Error('order_no: five order numbers in a row were taken');
   }
 
-  function alphaPayee(
+  async function alphaPayee(
+    tx: WriteTx,
     merchantId: number,
     personal: AlphaPersonalData,
     card: AlphaCardInfo,
-  ): { payee: PaymentMethodRow; customer: CustomerPaymentMethod } {
+  ): Promise<{ payee: PaymentMethodRow; customer: CustomerPaymentMethod }> {
     let regionText = '';
     if (deps.alphaRegions) {
       const region = deps.alphaRegions.check(card.prov_id, card.area_id);
       if (!region.ok) throw new AppError(ErrorCode.VALIDATION, region.message);
       regionText = region.province === region.city ? region.city : region.province + region.city;
     }
-    const payee = deps.paymentMethods.upsertAlphaCard(merchantId, 'bank', card.card_no, card.card_name);
+    const payee = await deps.paymentMethods.upsertAlphaCard(tx, merchantId, 'bank', card.card_no, card.card_name);
     const snapshot = snapshotOf(payee);
     const fullInfo = [snapshot.real_name, snapshot.card_number, regionText, `mobile ${personal.mobile_no.slice(0, 3)}****${personal.mobile_no.slice(-4)}`]
       .filter((s) => s.length > 0)
@@ -185,114 +200,136 @@ export function createOrderService(ctx: ServiceContext, deps: OrderServiceDeps) 
     return { payee, customer: { ...snapshot, full_info: fullInfo } };
   }
 
+  async function quoteSell(tx: ReadTx, merchantId: number, input: CreateSellOrderInput): Promise<{ channel: LinkedChannelRow; fees: FeeSettings; f: SellFees }> {
+    const { channel, fees } = await deps.channels.resolveForOrder(tx, merchantId, input.paychannel_id, input.paychannel_paymethod);
+    const personal = input.alpha_personal_data;
+    const card = input.alpha_card_info;
+    if (channel.category === 'alpha') {
+      if (!personal) throw new AppError(ErrorCode.VALIDATION, 'alpha_personal_data: is required on alpha channels');
+      if (!card) throw new AppError(ErrorCode.VALIDATION, 'alpha_card_info: is required on alpha channels');
+      if (deps.alphaRegions) {
+        const region = deps.alphaRegions.check(card.prov_id, card.area_id);
+        if (!region.ok) throw new AppError(ErrorCode.VALIDATION, region.message);
+      }
+    } else {
+      if (personal) throw new AppError(ErrorCode.VALIDATION, `alpha_personal_data: not accepted on ${channel.category} channels`);
+      if (card) throw new AppError(ErrorCode.VALIDATION, `alpha_card_info: not accepted on ${channel.category} channels`);
+      await deps.paymentMethods.defaultFor(tx, merchantId, input.paychannel_paymethod);
+    }
+    checkAmountLimits(input.cny_amount, channel);
+    const f = computeSellFees(input.cny_amount, fees);
+    if (f.merchant_actual_amount <= 0) {
+      throw new AppError(ErrorCode.VALIDATION, 'cny_amount: the channel rebate exceeds the amount');
+    }
+    return { channel, fees, f };
+  }
+
   return {
-    createBuy(merchantId: number, input: CreateBuyOrderInput): OrderRow {
-      return db.transaction(() => {
-        const { channel, fees } = deps.channels.resolveForOrder(merchantId, input.paychannel_id, input.paychannel_paymethod);
-        checkAmountLimits(input.cny_amount, channel);
-        const f = computeBuyFees(input.cny_amount, fees);
-        if (f.merchant_actual_amount <= 0) {
-          throw new AppError(ErrorCode.VALIDATION, 'cny_amount: too small to cover the service fee and deposit');
-        }
-        const now = clock.now();
-        const order = insertWithOrderNo(
-          {
-            merchant_id: merchantId,
-            channel_id: channel.id,
-            order_type: ORDER_TYPE.BUY,
-            status: 'pending',
-            pay_method: input.paychannel_paymethod,
-            cny_amount: input.cny_amount,
-            ...fees,
-            service_amount: f.service_amount,
-            passage_amount: 0,
-            deposit_amount: f.deposit_amount,
-            channel_amount: 0,
-            merchant_actual_amount: f.merchant_actual_amount,
-            customer_name: input.customer_name || null,
-            payment_method_id: null,
-            payment_method_snapshot: null,
-            customer_payment_method: null,
-            alpha_data_enc: null,
-            pay_token: newPayToken(),
-            expires_at: now + channel.pay_timeout_seconds,
-            createtime: now,
-          },
-          ORDER_TYPE.BUY,
-        );
-        // The channel's driver starts collecting; a refusal (throw) leaves no order behind. The sandbox's
-        // pay_url is derived from pay_token (payUrlOf), so nothing more is stored.
-        deps.drivers.for(channel).startPayIn(order, channel);
-        return order;
-      })();
+    async createBuy(tx: WriteTx, merchantId: number, input: CreateBuyOrderInput): Promise<OrderRow> {
+      const { channel, fees } = await deps.channels.resolveForOrder(tx, merchantId, input.paychannel_id, input.paychannel_paymethod);
+      checkAmountLimits(input.cny_amount, channel);
+      const f = computeBuyFees(input.cny_amount, fees);
+      if (f.merchant_actual_amount <= 0) {
+        throw new AppError(ErrorCode.VALIDATION, 'cny_amount: too small to cover the service fee and deposit');
+      }
+      const now = clock.now();
+      const driver = deps.drivers.for(channel);
+      // The channel's driver starts collecting and says where the payer goes; that is stored with the order.
+      // A refusal (throw) leaves no order behind.
+      return insertWithOrderNo(
+        tx,
+        {
+          merchant_id: merchantId,
+          channel_id: channel.id,
+          order_type: ORDER_TYPE.BUY,
+          status: 'pending',
+          pay_method: input.paychannel_paymethod,
+          cny_amount: input.cny_amount,
+          ...fees,
+          service_amount: f.service_amount,
+          passage_amount: 0,
+          deposit_amount: f.deposit_amount,
+          channel_amount: 0,
+          merchant_actual_amount: f.merchant_actual_amount,
+          customer_name: input.customer_name || null,
+          payment_method_id: null,
+          payment_method_snapshot: null,
+          customer_payment_method: null,
+          alpha_data_enc: null,
+          pay_token: newPayToken(),
+          pay_url: null,
+          expires_at: now + channel.pay_timeout_seconds,
+          createtime: now,
+        },
+        ORDER_TYPE.BUY,
+        (draft) => driver.startPayIn(draft, channel).payUrl,
+      );
     },
 
-    createSell(merchantId: number, input: CreateSellOrderInput): OrderRow {
-      return db.transaction(() => {
-        const { channel, fees } = deps.channels.resolveForOrder(merchantId, input.paychannel_id, input.paychannel_paymethod);
-        const personal = input.alpha_personal_data;
-        const card = input.alpha_card_info;
-        let payee: PaymentMethodRow;
-        let customer: CustomerPaymentMethod;
-        if (channel.category === 'alpha') {
-          if (!personal) throw new AppError(ErrorCode.VALIDATION, 'alpha_personal_data: is required on alpha channels');
-          if (!card) throw new AppError(ErrorCode.VALIDATION, 'alpha_card_info: is required on alpha channels');
-          ({ payee, customer } = alphaPayee(merchantId, personal, card));
-        } else {
-          if (personal) throw new AppError(ErrorCode.VALIDATION, `alpha_personal_data: not accepted on ${channel.category} channels`);
-          if (card) throw new AppError(ErrorCode.VALIDATION, `alpha_card_info: not accepted on ${channel.category} channels`);
-          payee = deps.paymentMethods.defaultFor(merchantId, input.paychannel_paymethod);
-          const snapshot = snapshotOf(payee);
-          customer = {
-            ...snapshot,
-            full_info: [snapshot.real_name, snapshot.bank, snapshot.sub_bank, snapshot.card_number].filter((s) => s.length > 0).join(' '),
-          };
-        }
-        checkAmountLimits(input.cny_amount, channel);
-        const f = computeSellFees(input.cny_amount, fees);
-        if (f.merchant_actual_amount <= 0) {
-          throw new AppError(ErrorCode.VALIDATION, 'cny_amount: the channel rebate exceeds the amount');
-        }
-        // Fail before writing anything when the balance cannot cover it
-        // (postOrder checks again, atomically, when it reserves the sum).
-        const available = deps.ledger.balances(merchantId).available;
-        if (available < f.merchant_actual_amount) {
-          throw new AppError(
-            ErrorCode.INSUFFICIENT_BALANCE,
-            `insufficient balance: available ${formatFen(available)}, this sell order needs ${formatFen(f.merchant_actual_amount)}`,
-          );
-        }
-        const now = clock.now();
-        const order = insertWithOrderNo(
-          {
-            merchant_id: merchantId,
-            channel_id: channel.id,
-            order_type: ORDER_TYPE.SELL,
-            status: 'pending',
-            pay_method: input.paychannel_paymethod,
-            cny_amount: input.cny_amount,
-            ...fees,
-            ...f,
-            customer_name: null,
-            payment_method_id: payee.id,
-            payment_method_snapshot: JSON.stringify(snapshotOf(payee)),
-            customer_payment_method: JSON.stringify(customer),
-            alpha_data_enc: personal && card ? ctx.secretBox.seal(JSON.stringify({ personal, card })) : null,
-            pay_token: null,
-            expires_at: null,
-            createtime: now,
-          },
-          ORDER_TYPE.SELL,
+    /**
+     * What a sell order would be, checked but not written: its channel, fees
+     * and the sum taken from the merchant (merchant_actual_amount). The
+     * approval of a held withdrawal shows it, and holds that sum.
+     */
+    quoteSell,
+
+    async createSell(tx: WriteTx, merchantId: number, input: CreateSellOrderInput): Promise<OrderRow> {
+      const { channel, fees, f } = await quoteSell(tx, merchantId, input);
+      const personal = input.alpha_personal_data;
+      const card = input.alpha_card_info;
+      let payee: PaymentMethodRow;
+      let customer: CustomerPaymentMethod;
+      if (personal && card) {
+        ({ payee, customer } = await alphaPayee(tx, merchantId, personal, card));
+      } else {
+        payee = await deps.paymentMethods.defaultFor(tx, merchantId, input.paychannel_paymethod);
+        const snapshot = snapshotOf(payee);
+        customer = {
+          ...snapshot,
+          full_info: [snapshot.real_name, snapshot.bank, snapshot.sub_bank, snapshot.card_number].filter((s) => s.length > 0).join(' '),
+        };
+      }
+      // Fail before writing anything when the balance cannot cover it
+      // (postOrder checks again, on the locked balance, when it reserves the sum).
+      const available = (await deps.ledger.balances(tx, merchantId)).available;
+      if (available < f.merchant_actual_amount) {
+        throw new AppError(
+          ErrorCode.INSUFFICIENT_BALANCE,
+          `insufficient balance: available ${formatFen(available)}, this sell order needs ${formatFen(f.merchant_actual_amount)}`,
         );
-        deps.ledger.postOrder('sell_freeze', order, `${order.order_no}: reserved for payout`);
-        // The channel gets the payout right after this commits.
-        deps.lifecycle.schedule(order, 'start_payout', 0);
-        return order;
-      })();
+      }
+      const now = clock.now();
+      const order = await insertWithOrderNo(
+        tx,
+        {
+          merchant_id: merchantId,
+          channel_id: channel.id,
+          order_type: ORDER_TYPE.SELL,
+          status: 'pending',
+          pay_method: input.paychannel_paymethod,
+          cny_amount: input.cny_amount,
+          ...fees,
+          ...f,
+          customer_name: null,
+          payment_method_id: payee.id,
+          payment_method_snapshot: JSON.stringify(snapshotOf(payee)),
+          customer_payment_method: JSON.stringify(customer),
+          alpha_data_enc: personal && card ? deps.secretBox.seal(JSON.stringify({ personal, card })) : null,
+          pay_token: null,
+          pay_url: null,
+          expires_at: null,
+          createtime: now,
+        },
+        ORDER_TYPE.SELL,
+      );
+      await deps.ledger.postOrder(tx, 'sell_freeze', order, `${order.order_no}: reserved for payout`);
+      // The channel gets the payout right after this commits.
+      await deps.lifecycle.schedule(tx, order, 'start_payout', 0);
+      return order;
     },
 
-    list(merchantId: number, q: Omit<OrderQueryListInput, 'api_key' | 'timestamp' | 'nonce' | 'signature'>): OrderListView {
-      const { rows, total } = repos.orders.listSummaries({
+    async list(tx: ReadTx, merchantId: number, q: Omit<OrderQueryListInput, 'api_key' | 'timestamp' | 'nonce' | 'signature'>): Promise<OrderListView> {
+      const { rows, total } = await orders.listSummaries(tx, {
         merchantId,
         status: q.status,
         orderType: q.order_type,
@@ -305,10 +342,22 @@ export function createOrderService(ctx: ServiceContext, deps: OrderServiceDeps) 
     },
 
     /** Another merchant's order answers exactly like a missing one. */
-    requireForMerchant(merchantId: number, orderNo: string): OrderRow {
-      const row = repos.orders.findForMerchant(merchantId, orderNo);
+    async requireForMerchant(tx: ReadTx, merchantId: number, orderNo: string): Promise<OrderRow> {
+      const row = await orders.findForMerchant(tx, merchantId, orderNo);
       if (!row) throw new AppError(ErrorCode.NOT_FOUND, `order_no: order ${orderNo} not found`);
       return row;
+    },
+
+    /** Any merchant's order, for operators. */
+    async requireByNo(tx: ReadTx, orderNo: string): Promise<OrderRow> {
+      const row = await orders.findByNo(tx, orderNo);
+      if (!row) throw new AppError(ErrorCode.NOT_FOUND, `order_no: order ${orderNo} not found`);
+      return row;
+    },
+
+    /** The answer createOrder gives for an order (buy: where its payer goes). */
+    createdView(row: OrderRow): BuyOrderView | SellOrderView {
+      return row.order_type === ORDER_TYPE.BUY ? toBuyOrderView(row, deps.publicUrl()) : toSellOrderView(row);
     },
   };
 }

@@ -2,8 +2,11 @@ import { AppError, ErrorCode } from '../../src-shared/errors';
 import type { PayMethod } from '../../src-shared/constants';
 import type { PaymentMethodAddInput, PaymentMethodView } from '../../src-shared/schemas/operator';
 import { maskCardNumber } from '../../src-shared/validation/rules';
-import type { PaymentMethodRow } from '../repositories/payment-method-repository';
-import type { ServiceContext } from './context';
+import type { SecretBox } from '../crypto/secret-box';
+import type { MerchantRepository } from '../repositories/merchant-repository';
+import type { PaymentMethodRepository, PaymentMethodRow } from '../repositories/payment-method-repository';
+import type { ReadTx, WriteTx } from '../store/store';
+import type { Clock } from './context';
 
 export function toPaymentMethodView(row: PaymentMethodRow): PaymentMethodView {
   return {
@@ -20,19 +23,27 @@ export function toPaymentMethodView(row: PaymentMethodRow): PaymentMethodView {
   };
 }
 
+export interface PaymentMethodServiceDeps {
+  clock: Clock;
+  secretBox: SecretBox;
+  paymentMethods: PaymentMethodRepository;
+  merchants: MerchantRepository;
+}
+
 /**
  * Payee accounts of sell orders. Card numbers are stored encrypted, with a
  * masked copy for display and a keyed fingerprint for de-duplication.
+ * Every method runs in the caller's unit of work (tx).
  */
-export function createPaymentMethodService(ctx: ServiceContext) {
-  const { repos, secretBox, clock } = ctx;
+export function createPaymentMethodService({ clock, secretBox, paymentMethods, merchants }: PaymentMethodServiceDeps) {
+  async function requireMerchant(tx: ReadTx, merchantId: number): Promise<void> {
+    if (!(await merchants.findById(tx, merchantId))) throw new AppError(ErrorCode.NOT_FOUND, `merchant_id: merchant ${merchantId} not found`);
+  }
 
   return {
-    add(input: PaymentMethodAddInput): PaymentMethodView {
-      if (!repos.merchants.findById(input.merchant_id)) {
-        throw new AppError(ErrorCode.NOT_FOUND, `merchant_id: merchant ${input.merchant_id} not found`);
-      }
-      const id = repos.paymentMethods.insert({
+    async add(tx: WriteTx, input: PaymentMethodAddInput): Promise<PaymentMethodView> {
+      await requireMerchant(tx, input.merchant_id);
+      const id = await paymentMethods.insert(tx, {
         merchant_id: input.merchant_id,
         kind: input.kind,
         source: 'operator',
@@ -44,25 +55,25 @@ export function createPaymentMethodService(ctx: ServiceContext) {
         real_name: input.real_name,
         createtime: clock.now(),
       });
-      return toPaymentMethodView(repos.paymentMethods.findById(id)!);
+      return toPaymentMethodView((await paymentMethods.findById(tx, id))!);
     },
 
-    listOfMerchant(merchantId: number): PaymentMethodView[] {
+    async listOfMerchant(tx: ReadTx, merchantId: number): Promise<PaymentMethodView[]> {
       // An unknown merchant is an error (as for its balance), not an empty list that hides a typo.
-      if (!repos.merchants.findById(merchantId)) throw new AppError(ErrorCode.NOT_FOUND, `merchant_id: merchant ${merchantId} not found`);
-      return repos.paymentMethods.listOfMerchant(merchantId).map(toPaymentMethodView);
+      await requireMerchant(tx, merchantId);
+      return (await paymentMethods.listOfMerchant(tx, merchantId)).map(toPaymentMethodView);
     },
 
-    setEnabled(id: number, enabled: boolean): PaymentMethodView {
-      if (!repos.paymentMethods.setEnabled(id, enabled, clock.now())) {
+    async setEnabled(tx: WriteTx, id: number, enabled: boolean): Promise<PaymentMethodView> {
+      if (!(await paymentMethods.setEnabled(tx, id, enabled, clock.now()))) {
         throw new AppError(ErrorCode.NOT_FOUND, `payment_method_id: payment method ${id} not found`);
       }
-      return toPaymentMethodView(repos.paymentMethods.findById(id)!);
+      return toPaymentMethodView((await paymentMethods.findById(tx, id))!);
     },
 
     /** The merchant's default settlement account for a pay method (beta/gamma sells). */
-    defaultFor(merchantId: number, kind: PayMethod): PaymentMethodRow {
-      const row = repos.paymentMethods.findDefault(merchantId, kind);
+    async defaultFor(tx: ReadTx, merchantId: number, kind: PayMethod): Promise<PaymentMethodRow> {
+      const row = await paymentMethods.findDefault(tx, merchantId, kind);
       if (!row) {
         throw new AppError(
           ErrorCode.CONFLICT,
@@ -73,15 +84,10 @@ export function createPaymentMethodService(ctx: ServiceContext) {
     },
 
     /** The payee of an alpha sell, registered once per card and reused. */
-    upsertAlphaCard(merchantId: number, kind: PayMethod, cardNo: string, realName: string): PaymentMethodRow {
+    async upsertAlphaCard(tx: WriteTx, merchantId: number, kind: PayMethod, cardNo: string, realName: string): Promise<PaymentMethodRow> {
       const fingerprint = secretBox.fingerprint(cardNo);
       const now = clock.now();
-      const existing = repos.paymentMethods.findAlphaCard(merchantId, kind, fingerprint);
-      if (existing) {
-        if (existing.real_name !== realName) repos.paymentMethods.refreshAlphaName(existing.id, realName, now);
-        return repos.paymentMethods.findById(existing.id)!;
-      }
-      const id = repos.paymentMethods.insert({
+      await paymentMethods.insertAlphaCard(tx, {
         merchant_id: merchantId,
         kind,
         source: 'alpha',
@@ -93,7 +99,12 @@ export function createPaymentMethodService(ctx: ServiceContext) {
         real_name: realName,
         createtime: now,
       });
-      return repos.paymentMethods.findById(id)!;
+      const row = (await paymentMethods.findAlphaCard(tx, merchantId, kind, fingerprint))!;
+      if (row.real_name !== realName) {
+        await paymentMethods.refreshAlphaName(tx, row.id, realName, now);
+        return (await paymentMethods.findById(tx, row.id))!;
+      }
+      return row;
     },
   };
 }

@@ -7,8 +7,11 @@ import { AppError, ErrorCode } from '../../src-shared/errors';
 import { verifySignature } from '../../src-shared/client/sign';
 import { NONCE_PATTERN, NONCE_RETENTION_SECONDS, TIMESTAMP_TOLERANCE_SECONDS } from '../../src-shared/constants';
 import type { JsonObject, JsonValue } from '../../src-shared/json/lossless-json';
+import { isSafeText } from '../../src-shared/schemas/fields';
 import type { MerchantRow } from '../repositories/merchant-repository';
-import type { ServiceContext } from './context';
+import type { NonceRepository } from '../repositories/nonce-repository';
+import type { ReadTx, WriteTx } from '../store/store';
+import type { Clock } from './context';
 import type { MerchantService } from './merchant-service';
 
 export interface VerifiedRequest {
@@ -20,15 +23,20 @@ function authError(code: ErrorCode, message: string): AppError {
   return new AppError(code, message);
 }
 
-export function createRequestAuthService(ctx: ServiceContext, merchants: MerchantService) {
-  const { repos, clock } = ctx;
+export interface RequestAuthDeps {
+  clock: Clock;
+  nonces: NonceRepository;
+  merchants: MerchantService;
+}
 
+/** Every method runs in the caller's unit of work (tx). */
+export function createRequestAuthService({ clock, nonces, merchants }: RequestAuthDeps) {
   return {
     /**
      * Checks everything that needs no write. `query` holds the query-string
      * parameters (strings); a name in both query and body is refused.
      */
-    verify(body: JsonObject, query: Readonly<Record<string, string>>): VerifiedRequest {
+    async verify(tx: ReadTx, body: JsonObject, query: Readonly<Record<string, string>>): Promise<VerifiedRequest> {
       const params: Record<string, JsonValue> = { ...body };
       for (const [name, value] of Object.entries(query)) {
         if (Object.hasOwn(body, name)) {
@@ -50,7 +58,8 @@ export function createRequestAuthService(ctx: ServiceContext, merchants: Merchan
       const signature = body.signature;
       if (typeof signature !== 'string' || signature.length === 0) throw authError(ErrorCode.AUTH_MISSING, 'signature: is required');
 
-      const merchant = repos.merchants.findByApiKey(apiKey);
+      // A key with control characters is no merchant's (and NUL cannot even be sent to PostgreSQL): unknown, without a lookup.
+      const merchant = isSafeText(apiKey) ? await merchants.findByApiKey(tx, apiKey) : undefined;
       if (!merchant || merchant.enabled !== 1) throw authError(ErrorCode.AUTH_UNKNOWN_KEY, 'api_key: unknown or disabled');
 
       const skew = timestamp - clock.now();
@@ -68,14 +77,14 @@ export function createRequestAuthService(ctx: ServiceContext, merchants: Merchan
     },
 
     /** Call inside the write transaction of the request; throws on a replay. */
-    consumeNonce(req: VerifiedRequest): void {
-      if (!repos.nonces.consume(req.merchant.api_key, req.nonce, clock.now() + NONCE_RETENTION_SECONDS)) {
+    async consumeNonce(tx: WriteTx, req: VerifiedRequest): Promise<void> {
+      if (!(await nonces.consume(tx, req.merchant.api_key, req.nonce, clock.now() + NONCE_RETENTION_SECONDS))) {
         throw authError(ErrorCode.AUTH_NONCE_REUSED, 'nonce: already used with this api_key');
       }
     },
 
-    purgeExpiredNonces(): number {
-      return repos.nonces.purgeExpired(clock.now());
+    purgeExpiredNonces(tx: WriteTx): Promise<number> {
+      return nonces.purgeExpired(tx, clock.now());
     },
   };
 }

@@ -9,9 +9,13 @@ import { AppError, ErrorCode, SUCCESS_CODE, type Envelope } from '../../src-shar
 import type { ChannelEvent } from '../channels/channel-events';
 import type { ChannelDrivers } from '../channels/drivers';
 import type { SandboxNotification } from '../channels/sandbox-driver';
-import type { OrderRow } from '../repositories/order-repository';
+import type { MerchantRepository } from '../repositories/merchant-repository';
+import type { OrderLifecycleRepository } from '../repositories/order-lifecycle-repository';
+import type { OrderRepository, OrderRow } from '../repositories/order-repository';
+import type { TransitionSource } from '../../src-shared/order-state-machine';
+import type { ReadTx, WriteTx } from '../store/store';
 import type { ChannelNotifyService, NotifyResult } from './channel-notify-service';
-import type { ServiceContext } from './context';
+import type { ChannelService } from './channel-service';
 
 export const SANDBOX_ACTIONS = ['pay', 'complete', 'fail'] as const;
 export type SandboxAction = (typeof SANDBOX_ACTIONS)[number];
@@ -32,36 +36,61 @@ export interface SandboxDelivery {
   body: SandboxNotification;
 }
 
-export function createSandboxService(ctx: ServiceContext, deps: { drivers: ChannelDrivers; notify: ChannelNotifyService }) {
-  const { repos } = ctx;
+export interface SandboxServiceDeps {
+  orders: OrderRepository;
+  merchants: MerchantRepository;
+  transitions: OrderLifecycleRepository;
+  channels: ChannelService;
+  drivers: ChannelDrivers;
+  notify: ChannelNotifyService;
+}
 
-  function requireOrder(orderNo: string): OrderRow {
-    const order = repos.orders.findByNo(orderNo);
+export function createSandboxService({ orders, merchants, transitions, channels, drivers, notify }: SandboxServiceDeps) {
+  async function requireOrder(tx: ReadTx, orderNo: string): Promise<OrderRow> {
+    const order = await orders.findByNo(tx, orderNo);
     if (!order) throw new AppError(ErrorCode.NOT_FOUND, `order_no: order ${orderNo} not found`);
     return order;
   }
 
-  /** The signed notification the sandbox channel sends for this action (it changes nothing by itself). */
-  function notificationFor(order: OrderRow, action: SandboxAction, reason?: string): SandboxDelivery {
-    const channel = repos.channels.findById(order.channel_id)!;
-    if (channel.driver !== 'sandbox') {
-      throw new AppError(ErrorCode.CONFLICT, `order_no: order ${order.order_no} is on channel ${channel.id} (driver ${channel.driver}); only sandbox channels take simulated outcomes`);
+  /**
+   * The signed notification the sandbox channel sends for this action. It
+   * changes nothing of the order by itself; the channel's notify secret is
+   * created on first use, hence a write.
+   */
+  async function notificationFor(tx: WriteTx, order: OrderRow, action: SandboxAction, reason?: string): Promise<SandboxDelivery> {
+    const current = await channels.require(tx, order.channel_id);
+    if (current.driver !== 'sandbox') {
+      throw new AppError(
+        ErrorCode.CONFLICT,
+        `order_no: order ${order.order_no} is on channel ${current.id} (driver ${current.driver}); only sandbox channels take simulated outcomes`,
+      );
     }
     const event = sandboxEventOf(action, order.order_type);
     if (!event) throw new AppError(ErrorCode.ILLEGAL_TRANSITION, `order_no: ${action} applies to buy orders only; a sell order completes when paid out`);
-    return { channelId: channel.id, body: deps.drivers.sandbox.signNotification(order, event, reason ?? `sandbox: ${action}`) };
+    const channel = await channels.ensureSandboxSecret(tx, current.id);
+    return { channelId: channel.id, body: drivers.sandbox.signNotification(order, channel, event, reason ?? `sandbox: ${action}`) };
   }
 
   return {
     requireOrder,
     notificationFor,
 
-    /** Applies a sandbox notification through the verifying receiver, in this process. */
-    deliverInProcess(delivery: SandboxDelivery): NotifyResult {
-      return deps.notify.receive(delivery.channelId, delivery.body);
+    /** The buy order a checkout page's token names. */
+    orderByPayToken: (tx: ReadTx, token: string) => orders.findByPayToken(tx, token),
+
+    /** What the checkout page shows besides the order: who is paid, and who cancelled it (expiry or not). */
+    async checkoutFacts(tx: ReadTx, order: OrderRow): Promise<{ merchantName: string; lastCancel: TransitionSource | null }> {
+      const merchant = (await merchants.findById(tx, order.merchant_id))!;
+      const lastCancel = order.status === 'cancelled' ? ((await transitions.transitionsOf(tx, order.id)).at(-1)?.source ?? null) : null;
+      return { merchantName: merchant.name, lastCancel };
     },
 
-    /** POSTs a sandbox notification to a listener, as an external channel would. */
+    /** Applies a sandbox notification through the verifying receiver, in this process and unit of work. */
+    deliverInProcess(tx: WriteTx, delivery: SandboxDelivery): Promise<NotifyResult> {
+      return notify.receive(tx, delivery.channelId, delivery.body);
+    },
+
+    /** POSTs a sandbox notification to a listener, as an external channel would (no unit of work of its own). */
     async deliverOverHttp(baseUrl: string, delivery: SandboxDelivery, { timeoutMs = 10_000 } = {}): Promise<NotifyResult> {
       const res = await fetch(baseUrl.replace(/\/+$/, '') + channelNotifyPath(delivery.channelId), {
         method: 'POST',
@@ -81,9 +110,9 @@ export function createSandboxService(ctx: ServiceContext, deps: { drivers: Chann
     },
 
     /** Console and in-process callers: simulate an outcome for an order, end to end through the notification receiver. */
-    simulate(orderNo: string, action: SandboxAction, reason?: string): NotifyResult {
-      const delivery = notificationFor(requireOrder(orderNo), action, reason);
-      return deps.notify.receive(delivery.channelId, delivery.body);
+    async simulate(tx: WriteTx, orderNo: string, action: SandboxAction, reason?: string): Promise<NotifyResult> {
+      const delivery = await notificationFor(tx, await requireOrder(tx, orderNo), action, reason);
+      return notify.receive(tx, delivery.channelId, delivery.body);
     },
   };
 }

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { ensureOwnerOnly } from './owner-only';
 
 export const APP_DIR_NAME = 'merchant-console';
 export const DATA_DIR_ENV = 'MERCHANT_CONSOLE_DATA_DIR';
@@ -81,8 +82,10 @@ const INFO_FILE = 'service.json';
 export function acquireDataDirLock(dataDir: string, options: { nativeBinding?: string } = {}): DataDirLock {
   ensureDataDir(dataDir);
   const infoPath = path.join(dataDir, INFO_FILE);
+  const lockPath = path.join(dataDir, LOCK_FILE);
+  ensureOwnerOnly(lockPath, { sqlite: true });
   // The desktop passes the Electron build of better-sqlite3 (see src-main/desktop/native-binding.ts).
-  const db = new BetterSqlite3(path.join(dataDir, LOCK_FILE), options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
+  const db = new BetterSqlite3(lockPath, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
   try {
     db.pragma('busy_timeout = 0');
     db.pragma('locking_mode = EXCLUSIVE');
@@ -92,9 +95,11 @@ export function acquireDataDirLock(dataDir: string, options: { nativeBinding?: s
     if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new DataDirLockedError(dataDir, readServeInfo(infoPath));
     throw err;
   }
+  // Ours now: one left behind by a crash of an older version is narrowed before it is rewritten.
+  if (fs.existsSync(infoPath)) ensureOwnerOnly(infoPath);
   const startedAt = Math.floor(Date.now() / 1000);
   const write = (url: string | null, publicUrl: string | null = null) =>
-    fs.writeFileSync(infoPath, JSON.stringify({ pid: process.pid, url, publicUrl, startedAt } satisfies ServeInfo));
+    fs.writeFileSync(infoPath, JSON.stringify({ pid: process.pid, url, publicUrl, startedAt } satisfies ServeInfo), { mode: 0o600 });
   write(null);
   let released = false;
   return {

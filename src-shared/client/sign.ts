@@ -15,7 +15,10 @@ export function computeSignature(params: SigningParams, secret: string, signType
   return digest.toUpperCase();
 }
 
-/** True when `signature` is the right one; the comparison takes constant time. */
+/**
+ * True when `signature` is the right one, hex in any case (the service writes
+ * uppercase; lowercase SDKs are common, docs/decisions.md); the comparison takes constant time.
+ */
 export function verifySignature(params: SigningParams, signature: string, secret: string, signType: SignType): boolean {
   const expected = Buffer.from(computeSignature(params, secret, signType), 'utf8');
   const given = Buffer.from(signature.toUpperCase(), 'utf8');

@@ -5,28 +5,38 @@
  * these keys.
  */
 export const CONSOLE_METHODS = [
-  // public
+  // any signed-in account
   'getServiceInfo',
   'getRegionData',
+  'getSession',
+  'changePassword',
+  'beginTotpEnrolment',
+  'confirmTotpEnrolment',
+  'signOutEverywhere',
   // merchant-scoped (the request names merchant_id)
   'listPayChannels',
   'listOrders',
   'getOrder',
   'createOrder',
+  'requestWithdrawal',
   'exportOrders',
   'getDashboardStats',
   'getBalances',
   'listLedger',
   'resendCallback',
   'simulateOrderOutcome',
-  // operator
+  // administration
   'listMerchants',
   'createMerchant',
   'updateMerchant',
+  'updateMerchantLimits',
+  'updateMerchantDeveloperSettings',
   'rotateMerchantSecret',
+  'revealRotatedSecret',
   'listChannels',
   'createChannel',
   'updateChannel',
+  'changeChannelCredentials',
   'listChannelLinks',
   'linkChannel',
   'unlinkChannel',
@@ -37,6 +47,19 @@ export const CONSOLE_METHODS = [
   'cancelOrder',
   'getSettings',
   'updateListenerSettings',
+  // accounts, approvals, audit
+  'listAccounts',
+  'createAccount',
+  'updateAccount',
+  'requestRoleChange',
+  'resetAccountPassword',
+  'resetAccountTotp',
+  'listApprovals',
+  'getApproval',
+  'approveRequest',
+  'rejectRequest',
+  'cancelRequest',
+  'listAuditLog',
 ] as const;
 
 export type ConsoleMethod = (typeof CONSOLE_METHODS)[number];

@@ -20,9 +20,10 @@ export const yuanAmount = z
       return z.NEVER;
     }
     return parsed.fen;
-  });
+  })
+  .meta({ description: 'Yuan, as a string ("100.50") or a JSON number: greater than 0, at most 2 decimals, no exponent, at most 99999999.99.' });
 
-export const orderTypeField = z.union([z.literal(1), z.literal(2)]);
+export const orderTypeField = z.union([z.literal(1), z.literal(2)]).meta({ description: '1 buy, 2 sell.' });
 export const orderStatusField = z.enum(ORDER_STATUSES);
 export const payMethodField = z.enum(PAY_METHODS);
 export const categoryField = z.enum(CHANNEL_CATEGORIES);

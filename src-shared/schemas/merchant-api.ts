@@ -16,15 +16,16 @@ import {
   isSafeText,
   plainText,
 } from './fields';
-import { LIST_DEFAULT_LIMIT, LIST_DEFAULT_PAGE, LIST_MAX_LIMIT } from '../constants';
+import { LIST_DEFAULT_LIMIT, LIST_DEFAULT_PAGE, LIST_MAX_LIMIT, NONCE_PATTERN, TIMESTAMP_TOLERANCE_SECONDS } from '../constants';
 import { isBankCardNumber, isMainlandMobile, isPlausibleEmail, isValidYmd, RESIDENT_ID_PROBLEM_TEXT, residentIdProblem } from '../validation/rules';
 
 /** The four authentication members every merchant request carries in its body. */
 export const authFields = {
-  api_key: z.string(),
-  timestamp: z.int(),
-  nonce: z.string(),
-  signature: z.string(),
+  api_key: z.string().meta({ description: "The merchant's public key, `mk_…`." }),
+  timestamp: z.int().meta({ description: `Unix seconds; refused when more than ${TIMESTAMP_TOLERANCE_SECONDS} s from the server clock.` }),
+  // The authentication step checks these first (code 2001); the pattern is here for the API reference.
+  nonce: z.string().regex(NONCE_PATTERN).meta({ description: 'New for every request.' }),
+  signature: z.string().meta({ description: 'Uppercase hex of the signature over the canonical string (see the requestSignature scheme).' }),
 };
 export const AUTH_FIELD_NAMES = Object.keys(authFields) as (keyof typeof authFields)[];
 
@@ -48,7 +49,11 @@ function checkTimeRange(v: { start_time?: number | undefined; end_time?: number 
 export const orderQueryListBody = z.strictObject({ ...authFields, ...orderQueryListFilters }).superRefine(checkTimeRange);
 export type OrderQueryListInput = z.output<typeof orderQueryListBody>;
 
-export const orderQueryDetailBody = z.strictObject({ ...authFields, order_no: z.string().min(1).max(64) });
+// Safe text only: a control character can be in no order number (and NUL not even in a PostgreSQL text parameter).
+export const orderQueryDetailBody = z.strictObject({
+  ...authFields,
+  order_no: z.string().min(1).max(64).refine(isSafeText, { error: 'must not contain control characters, bidirectional overrides or unpaired surrogates' }),
+});
 
 export const getPayChannelsBody = z.strictObject({ ...authFields });
 export const getPayChannelsQuery = z.strictObject({ category: categoryField.optional() });
@@ -61,9 +66,13 @@ export const alphaPersonalData = z
     cert_type: z.string().regex(/^[0-9]{2}$/, { error: 'must be a two-digit certificate type such as 00' }),
     cert_no: z.string().min(1).max(32),
     cert_validity_type: z.enum(['0', '1']),
-    cert_begin_date: z.string().refine(isValidYmd, { error: 'must be a real date written YYYYMMDD' }),
-    cert_end_date: z.string().refine(isValidYmd, { error: 'must be a real date written YYYYMMDD' }).optional(),
-    mobile_no: z.string().refine(isMainlandMobile, { error: 'must be an 11-digit mainland mobile number' }),
+    cert_begin_date: z.string().refine(isValidYmd, { error: 'must be a real date written YYYYMMDD' }).meta({ description: 'YYYYMMDD.' }),
+    cert_end_date: z
+      .string()
+      .refine(isValidYmd, { error: 'must be a real date written YYYYMMDD' })
+      .optional()
+      .meta({ description: 'YYYYMMDD, not before cert_begin_date; required when cert_validity_type is 0, refused when 1 (long-term).' }),
+    mobile_no: z.string().refine(isMainlandMobile, { error: 'must be an 11-digit mainland mobile number' }).meta({ description: 'An 11-digit mainland mobile number.' }),
     email: z.string().refine(isPlausibleEmail, { error: 'must be an e-mail address' }).optional(),
     address: plainText(256).optional(),
   })
@@ -90,9 +99,9 @@ export const ALPHA_CARD_TYPES = ['0', '1', '2', '4'] as const;
 export const alphaCardInfo = z.strictObject({
   card_type: z.enum(ALPHA_CARD_TYPES),
   card_name: boundedText(64),
-  card_no: z.string().refine(isBankCardNumber, { error: 'must be 12-19 digits' }),
-  prov_id: z.string().regex(/^[0-9]{6}$/, { error: 'must be a 6-digit province code' }),
-  area_id: z.string().regex(/^[0-9]{6}$/, { error: 'must be a 6-digit city code' }),
+  card_no: z.string().refine(isBankCardNumber, { error: 'must be 12-19 digits' }).meta({ description: '12–19 digits.' }),
+  prov_id: z.string().regex(/^[0-9]{6}$/, { error: 'must be a 6-digit province code' }).meta({ description: 'A province code (provinceList).' }),
+  area_id: z.string().regex(/^[0-9]{6}$/, { error: 'must be a 6-digit city code' }).meta({ description: 'The code of a city of that province (cityList).' }),
 });
 export type AlphaCardInfo = z.output<typeof alphaCardInfo>;
 

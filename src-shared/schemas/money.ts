@@ -25,7 +25,7 @@ export const ledgerEntryView = z.object({
 
 export const ledgerTransactionView = z.object({
   id: z.int(),
-  kind: z.enum(['buy_paid', 'sell_freeze', 'sell_paid_out', 'sell_release', 'adjustment']),
+  kind: z.enum(['buy_paid', 'sell_freeze', 'sell_paid_out', 'sell_release', 'adjustment', 'withdrawal_hold', 'withdrawal_release']),
   merchant_id: z.int(),
   order_id: z.int().nullable(),
   reason: z.string(),

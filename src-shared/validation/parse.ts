@@ -77,9 +77,11 @@ function firstIssue(issues: readonly Issue[]): Issue {
   return issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0]!;
 }
 
-export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, root = 'body'): z.output<S> {
+/** `codeOf` picks the error code by the failing member (authentication members answer 2001, not 1001). */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, root = 'body', codeOf: (issue: Issue) => ErrorCode = () => ErrorCode.VALIDATION): z.output<S> {
   // reportInput: tells "missing" (input undefined) apart from "wrong type".
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
-  throw new AppError(ErrorCode.VALIDATION, describeIssue(firstIssue(result.error.issues), root));
+  const issue = firstIssue(result.error.issues);
+  throw new AppError(codeOf(issue), describeIssue(issue, root));
 }

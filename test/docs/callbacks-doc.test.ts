@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { manualClock, seedMerchant, testService } from '../support/service-harness';
+import { allowPrivateCallbacks, manualClock, seedMerchant, testService } from '../support/service-harness';
 import { newBuy } from '../support/money';
 import { startReceiver } from '../support/callback-receiver';
 import { tempDir } from '../support/temp-dir';
@@ -25,12 +25,13 @@ async function loadSnippet(): Promise<{ verifyCallback: Verify; callbackServer: 
 describe('docs/callbacks.md', () => {
   it.each(['hmac-sha256', 'md5'] as const)('the verification snippet accepts real %s callbacks and refuses tampered ones', async (signType) => {
     const { verifyCallback } = await loadSnippet();
-    const service = testService({ clock: manualClock(1_800_000_000) });
+    const service = await testService({ clock: manualClock(1_800_000_000) });
     const receiver = await startReceiver(() => ({ status: 200, body: 'success' }));
-    const m = seedMerchant(service, '回调商户', { signType });
-    service.services.merchants.update({ id: m.id, callback_url: receiver.url });
-    const buy = newBuy(service, m);
-    service.services.sandbox.simulate(buy.order_no, 'pay');
+    const m = await seedMerchant(service, '回调商户', { signType });
+    await allowPrivateCallbacks(service);
+    await service.store.write((tx) => service.services.merchants.update(tx, { id: m.id, callback_url: receiver.url }));
+    const buy = await newBuy(service, m);
+    await service.store.write((tx) => service.services.sandbox.simulate(tx, buy.order_no, 'pay'));
     await service.work.runDue();
     expect(receiver.received).toHaveLength(2);
     for (const r of receiver.received) {

@@ -14,7 +14,7 @@ describe('README', () => {
     const block = /<!-- readme-curl-example -->\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block).toBeDefined();
 
-    const serve = spawnCli(['serve', '--demo', '--port', '0', '--data-dir', tempDir(), '--json']);
+    const serve = await spawnCli(['serve', '--demo', '--port', '0', '--data-dir', tempDir(), '--json']);
     const summary = JSON.parse(await firstLine(serve)) as { listening: string; demo: { api_key: string; api_secret: string } };
     const script = block!
       .replace(/^BASE=.*$/m, `BASE=${summary.listening}`)
@@ -27,5 +27,5 @@ describe('README', () => {
     expect(answer.data.cny_amount).toBe('100.50');
     expect(answer.data.pay_url.startsWith(`${summary.listening}/pay/`)).toBe(true);
     serve.kill('SIGTERM');
-  });
+  }, 60_000); // two cold starts through tsx (serve, then the sign command)
 });

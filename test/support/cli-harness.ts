@@ -2,8 +2,9 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { afterEach } from 'vitest';
 import { runCli } from '../../src-main/cli/main';
+import { engineEnvFor, optionValue } from './test-engine';
 
-/** Runs the CLI in-process with captured output. */
+/** Runs the CLI in-process with captured output (on the data dir's store of the current engine). */
 export async function cli(argv: string[], { stdin = '', env = {} }: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) {
   const out: string[] = [];
   const err: string[] = [];
@@ -11,7 +12,7 @@ export async function cli(argv: string[], { stdin = '', env = {} }: { stdin?: st
     out: (t) => out.push(t),
     err: (t) => err.push(t),
     readStdin: async () => stdin,
-    env: { ...env },
+    env: { ...(await engineEnvFor(optionValue(argv, '--data-dir') ?? env.MERCHANT_CONSOLE_DATA_DIR)), ...env },
   });
   return { code, stdout: out.join('\n'), stderr: err.join('\n'), json: () => JSON.parse(out.join('\n')) as Record<string, unknown> };
 }
@@ -22,9 +23,10 @@ afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
 
-/** Spawns the real bin (tsx, no build) and tracks it for cleanup. */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcessWithoutNullStreams {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' });
+/** Spawns the real bin (tsx, no build) on the data dir's store of the current engine, and tracks it for cleanup. */
+export async function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ChildProcessWithoutNullStreams> {
+  const engineEnv = await engineEnvFor(optionValue(args, '--data-dir') ?? env.MERCHANT_CONSOLE_DATA_DIR);
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...engineEnv, ...env }, stdio: 'pipe' });
   children.push(child);
   return child;
 }

@@ -9,16 +9,25 @@ import type { OrderRow } from '../../src-main/repositories/order-repository';
 import type { MerchantConsoleService } from '../../src-main/service';
 import type { SeededMerchant } from './service-harness';
 
-export function fund(service: MerchantConsoleService, merchantId: number, fen: number, reason = 'test funding'): void {
-  service.services.ledger.adjust(merchantId, fen, reason);
+export async function fund(service: MerchantConsoleService, merchantId: number, fen: number, reason = 'test funding'): Promise<void> {
+  await service.store.write((tx) => service.services.ledger.adjust(tx, merchantId, fen, reason));
 }
 
-export function newBuy(service: MerchantConsoleService, m: SeededMerchant, fen = 10_000, category: ChannelCategory = 'beta'): OrderRow {
-  return service.services.orders.createBuy(m.id, { order_type: 1, cny_amount: fen, paychannel_id: m.channels[category], paychannel_paymethod: 'alipay' });
+export function newBuy(service: MerchantConsoleService, m: SeededMerchant, fen = 10_000, category: ChannelCategory = 'beta'): Promise<OrderRow> {
+  return service.store.write((tx) =>
+    service.services.orders.createBuy(tx, m.id, { order_type: 1, cny_amount: fen, paychannel_id: m.channels[category], paychannel_paymethod: 'alipay' }),
+  );
 }
 
-export function newSell(service: MerchantConsoleService, m: SeededMerchant, fen = 10_000, category: Exclude<ChannelCategory, 'alpha'> = 'beta'): OrderRow {
-  return service.services.orders.createSell(m.id, { order_type: 2, cny_amount: fen, paychannel_id: m.channels[category], paychannel_paymethod: 'bank' });
+export function newSell(service: MerchantConsoleService, m: SeededMerchant, fen = 10_000, category: Exclude<ChannelCategory, 'alpha'> = 'beta'): Promise<OrderRow> {
+  return service.store.write((tx) =>
+    service.services.orders.createSell(tx, m.id, { order_type: 2, cny_amount: fen, paychannel_id: m.channels[category], paychannel_paymethod: 'bank' }),
+  );
+}
+
+/** Moves an order along one transition (its own unit of work). */
+export function transition(service: MerchantConsoleService, order: OrderRow, to: OrderStatus, reason = 'test setup'): Promise<OrderRow> {
+  return service.store.write((tx) => service.services.lifecycle.transition(tx, order, to, { source: 'operator', reason }));
 }
 
 const PATHS: Record<OrderType, Partial<Record<OrderStatus, OrderStatus[]>>> = {
@@ -27,38 +36,52 @@ const PATHS: Record<OrderType, Partial<Record<OrderStatus, OrderStatus[]>>> = {
 };
 
 /** A new order of this type moved to `status` along the legal path; undefined when the type never has that status. */
-export function orderIn(service: MerchantConsoleService, m: SeededMerchant, type: OrderType, status: OrderStatus): OrderRow | undefined {
+export async function orderIn(service: MerchantConsoleService, m: SeededMerchant, type: OrderType, status: OrderStatus): Promise<OrderRow | undefined> {
   const path = PATHS[type][status];
   if (!path) return undefined;
-  let order = type === 1 ? newBuy(service, m) : newSell(service, m);
-  for (const to of path) order = service.services.lifecycle.transition(order, to, { source: 'operator', reason: 'test setup' });
+  let order = type === 1 ? await newBuy(service, m) : await newSell(service, m);
+  for (const to of path) order = await transition(service, order, to);
   return order;
 }
 
-export function reload(service: MerchantConsoleService, order: OrderRow): OrderRow {
-  return service.ctx.repos.orders.findById(order.id)!;
+export async function reload(service: MerchantConsoleService, order: OrderRow): Promise<OrderRow> {
+  return (await service.store.read((tx) => tx.get<OrderRow>('SELECT * FROM orders WHERE id = ?', [order.id])))!;
 }
 
 /** Every ledger transaction balances, the whole ledger sums to 0, and cached balances equal ledger sums. */
-export function expectLedgerConsistent(service: MerchantConsoleService): void {
-  expect(service.services.ledger.audit()).toEqual([]);
-  const total = service.db.prepare('SELECT coalesce(sum(amount), 0) AS t FROM ledger_entries').get() as { t: number };
-  expect(total.t).toBe(0);
-  for (const m of service.services.merchants.list()) {
-    const cached = service.services.ledger.balances(m.id);
-    expect(service.services.ledger.ledgerBalances(m.id)).toEqual(cached);
-    expect(cached.available).toBeGreaterThanOrEqual(0);
-    expect(cached.frozen).toBeGreaterThanOrEqual(0);
-    expect(cached.deposit).toBeGreaterThanOrEqual(0);
-  }
+export async function expectLedgerConsistent(service: MerchantConsoleService): Promise<void> {
+  const { ledger, merchants } = service.services;
+  await service.store.read(async (tx) => {
+    expect(await ledger.audit(tx)).toEqual([]);
+    const total = await tx.get<{ t: number }>('SELECT coalesce(sum(amount), 0) AS t FROM ledger_entries');
+    expect(total!.t).toBe(0);
+    for (const m of await merchants.list(tx)) {
+      const cached = await ledger.balances(tx, m.id);
+      expect(await ledger.ledgerBalances(tx, m.id)).toEqual(cached);
+      expect(cached.available).toBeGreaterThanOrEqual(0);
+      expect(cached.frozen).toBeGreaterThanOrEqual(0);
+      expect(cached.deposit).toBeGreaterThanOrEqual(0);
+    }
+  });
 }
 
 /** Rows of the tables an operation may write: compare before/after to prove nothing was written. */
-export function writeFootprint(service: MerchantConsoleService): Record<string, number> {
-  const tables = ['orders', 'ledger_transactions', 'ledger_entries', 'order_transitions', 'order_jobs', 'merchant_balances'];
-  const extra = service.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('callback_deliveries', 'idempotency_keys')").all() as { name: string }[];
-  const out: Record<string, number> = {};
-  for (const t of [...tables, ...extra.map((e) => e.name)]) out[t] = (service.db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n;
-  out.status_sum = (service.db.prepare("SELECT coalesce(sum(length(status) * id), 0) AS n FROM orders").get() as { n: number }).n;
-  return out;
+export function writeFootprint(service: MerchantConsoleService): Promise<Record<string, number>> {
+  const tables = [
+    'orders',
+    'ledger_transactions',
+    'ledger_entries',
+    'order_transitions',
+    'order_jobs',
+    'merchant_balances',
+    'callback_deliveries',
+    'idempotency_keys',
+    'payment_methods',
+  ];
+  return service.store.read(async (tx) => {
+    const out: Record<string, number> = {};
+    for (const t of tables) out[t] = (await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${t}`))!.n;
+    out.status_sum = (await tx.get<{ n: number }>('SELECT coalesce(sum(length(status) * id), 0) AS n FROM orders'))!.n;
+    return out;
+  });
 }

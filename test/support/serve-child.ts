@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { afterEach } from 'vitest';
 import { startListeningChild, type RunningChild } from '../../bench/lib/processes';
+import { engineEnvFor } from './test-engine';
 
 const BIN = path.resolve('bin/merchant-console.mjs');
 const running: RunningChild[] = [];
@@ -20,10 +21,11 @@ export interface ServeChildOptions {
   user?: { uid: number; gid: number };
 }
 
+/** `serve` on the data dir's store of the current engine (SQLite in the dir, or its PostgreSQL database). */
 export async function startServeChild(dataDir: string, { args = [], env = {}, timeoutMs = 30_000, user }: ServeChildOptions = {}): Promise<RunningChild> {
   const child = await startListeningChild(
     [BIN, 'serve', '--data-dir', dataDir, '--port', '0', '--json', '--rate-limit-key', 'off', '--rate-limit-address', 'off', ...args],
-    { env: { MERCHANT_CONSOLE_LOG_LEVEL: 'warn', ...env }, timeoutMs, ...user },
+    { env: { MERCHANT_CONSOLE_LOG_LEVEL: 'warn', ...(await engineEnvFor(dataDir)), ...env }, timeoutMs, ...user },
   );
   running.push(child);
   return child;

@@ -43,7 +43,7 @@ function merchantWithSecretText(m: MerchantWithSecretView): string {
   ].join('\n');
 }
 
-function optionalBoolean(args: CommandArgs, on: string, off: string): boolean | undefined {
+export function optionalBoolean(args: CommandArgs, on: string, off: string): boolean | undefined {
   if (args.values[on] === true && args.values[off] === true) throw new UsageError(`--${on} and --${off} exclude each other`);
   if (args.values[on] === true) return true;
   if (args.values[off] === true) return false;
@@ -148,7 +148,7 @@ export const adminCommands: CommandDef[] = [
           { name: requiredOption(args, 'name'), callback_url: stringOption(args, 'callback-url'), sign_type: stringOption(args, 'sign-type') },
           'options',
         );
-        return s.services.merchants.create(input);
+        return s.store.write((tx) => s.services.merchants.create(tx, input));
       }),
     human: merchantWithSecretText,
   }),
@@ -157,7 +157,7 @@ export const adminCommands: CommandDef[] = [
     summary: 'list merchants (never their secrets)',
     usage: 'merchant list',
     positionals: 0,
-    run: (args) => withService(args, (s) => s.services.merchants.list()),
+    run: (args) => withService(args, (s) => s.store.read((tx) => s.services.merchants.list(tx))),
     human: (rows: MerchantView[]) =>
       table(rows as unknown as Record<string, unknown>[], ['id', 'name', 'api_key', 'sign_type', 'callback_url', 'enabled']),
   }),
@@ -185,7 +185,7 @@ export const adminCommands: CommandDef[] = [
           },
           'options',
         );
-        return s.services.merchants.update(input);
+        return s.store.write((tx) => s.services.merchants.update(tx, input));
       }),
     human: (m: MerchantView) => `merchant ${m.id} updated`,
   }),
@@ -194,7 +194,7 @@ export const adminCommands: CommandDef[] = [
     summary: 'replace the api_secret of a merchant; the old one stops working at once',
     usage: 'merchant rotate-secret ID',
     positionals: 1,
-    run: (args) => withService(args, (s) => s.services.merchants.rotateSecret(idArgument(args.positionals[0], 'ID'))),
+    run: (args) => withService(args, (s) => s.store.write((tx) => s.services.merchants.rotateSecret(tx, idArgument(args.positionals[0], 'ID')))),
     human: merchantWithSecretText,
   }),
   defineCommand({
@@ -227,7 +227,7 @@ export const adminCommands: CommandDef[] = [
           },
           'options',
         );
-        return s.services.channels.create(input);
+        return s.store.write((tx) => s.services.channels.create(tx, input));
       }),
     human: (c: ChannelAdminView) => `channel ${c.id} created: ${c.category} "${c.name}" (${c.pay_method})`,
   }),
@@ -258,7 +258,7 @@ export const adminCommands: CommandDef[] = [
           },
           'options',
         );
-        return s.services.channels.update(input);
+        return s.store.write((tx) => s.services.channels.update(tx, input));
       }),
     human: (c: ChannelAdminView) => `channel ${c.id} updated`,
   }),
@@ -267,7 +267,7 @@ export const adminCommands: CommandDef[] = [
     summary: 'list channels (sensitive config masked)',
     usage: 'channel list',
     positionals: 0,
-    run: (args) => withService(args, (s) => s.services.channels.list()),
+    run: (args) => withService(args, (s) => s.store.read((tx) => s.services.channels.list(tx))),
     human: (rows: ChannelAdminView[]) => table(rows as unknown as Record<string, unknown>[], CHANNEL_COLUMNS),
   }),
   defineCommand({
@@ -287,7 +287,7 @@ export const adminCommands: CommandDef[] = [
           },
           'options',
         );
-        return s.services.channels.link(input);
+        return s.store.write((tx) => s.services.channels.link(tx, input));
       }),
     human: (l: ChannelLinkView) =>
       `channel ${l.channel_id} linked to merchant ${l.merchant_id}; effective fees: service_rate ${l.effective.service_rate}, ` +
@@ -303,8 +303,10 @@ export const adminCommands: CommandDef[] = [
       withService(args, (s) => {
         const merchantId = idArgument(requiredOption(args, 'merchant'), '--merchant');
         const channelId = idArgument(requiredOption(args, 'channel'), '--channel');
-        s.services.channels.unlink(merchantId, channelId);
-        return { merchant_id: merchantId, channel_id: channelId, unlinked: true };
+        return s.store.write(async (tx) => {
+          await s.services.channels.unlink(tx, merchantId, channelId);
+          return { merchant_id: merchantId, channel_id: channelId, unlinked: true };
+        });
       }),
     human: (r: { merchant_id: number; channel_id: number }) => `channel ${r.channel_id} unlinked from merchant ${r.merchant_id}`,
   }),
@@ -322,9 +324,8 @@ export const adminCommands: CommandDef[] = [
     },
     positionals: 0,
     run: (args) =>
-      withService(args, (s) =>
-        s.services.paymentMethods.add(
-          parseOrThrow(
+      withService(args, (s) => {
+        const input = parseOrThrow(
             paymentMethodAddInput,
             {
               merchant_id: idArgument(requiredOption(args, 'merchant'), '--merchant'),
@@ -335,9 +336,9 @@ export const adminCommands: CommandDef[] = [
               sub_bank: stringOption(args, 'sub-bank'),
             },
             'options',
-          ),
-        ),
-      ),
+          );
+        return s.store.write((tx) => s.services.paymentMethods.add(tx, input));
+      }),
     human: (p: PaymentMethodView) => `payment method ${p.id} added: ${p.kind} ${p.card_number} (${p.real_name})`,
   }),
   defineCommand({
@@ -346,7 +347,11 @@ export const adminCommands: CommandDef[] = [
     usage: 'payment-method list --merchant ID',
     options: { merchant: { type: 'string' } },
     positionals: 0,
-    run: (args) => withService(args, (s) => s.services.paymentMethods.listOfMerchant(idArgument(requiredOption(args, 'merchant'), '--merchant'))),
+    run: (args) =>
+      withService(args, (s) => {
+        const merchantId = idArgument(requiredOption(args, 'merchant'), '--merchant');
+        return s.store.read((tx) => s.services.paymentMethods.listOfMerchant(tx, merchantId));
+      }),
     human: (rows: PaymentMethodView[]) =>
       table(rows as unknown as Record<string, unknown>[], ['id', 'kind', 'source', 'bank', 'sub_bank', 'card_number', 'real_name', 'enabled']),
   }),

@@ -1,6 +1,8 @@
-/** `callback list ORDER_NO`, `callback resend ORDER_NO` (docs/callbacks.md). */
+/** `callback list ORDER_NO`, `callback resend ORDER_NO`, `callback policy` (docs/callbacks.md). */
 import type { CallbackDeliveryView } from '../../../src-shared/schemas/money';
+import type { CallbackSettings } from '../../services/settings-service';
 import { defineCommand, withService, type CommandDef } from '../command';
+import { optionalBoolean } from './admin-commands';
 import { orderNoArgument } from './money-commands';
 import { runningServiceUrl } from './sandbox-commands';
 
@@ -29,7 +31,11 @@ export const callbackCommands: CommandDef[] = [
     summary: "an order's merchant callbacks with every attempt (time, HTTP status, latency, answer)",
     usage: 'callback list ORDER_NO',
     positionals: 1,
-    run: (args) => withService(args, (s) => s.services.callbacks.listForOrder(orderNoArgument(args.positionals[0]))),
+    run: (args) =>
+      withService(args, (s) => {
+        const orderNo = orderNoArgument(args.positionals[0]);
+        return s.store.read((tx) => s.services.callbacks.listForOrder(tx, orderNo));
+      }),
     human: deliveriesText,
   }),
   defineCommand({
@@ -40,18 +46,37 @@ export const callbackCommands: CommandDef[] = [
     run: (args) =>
       withService(args, async (s) => {
         const orderNo = orderNoArgument(args.positionals[0]);
-        const queued = s.services.callbacks.resend(orderNo);
-        const target = runningServiceUrl(args.dataDir);
+        const queued = await s.store.write((tx) => s.services.callbacks.resend(tx, orderNo));
+        const target = runningServiceUrl(args);
         if ('lock' in target) {
           try {
-            await s.work.runDue({ callbacksOfOrder: s.services.sandbox.requireOrder(orderNo).id });
+            const order = await s.store.read((tx) => s.services.sandbox.requireOrder(tx, orderNo));
+            if (!args.databaseUrl) await s.work.releaseClaimsOfOthers();
+            await s.work.runDue({ callbacksOfOrder: order.id });
           } finally {
             target.lock.release();
           }
         }
-        const list = s.services.callbacks.listForOrder(orderNo);
+        const list = await s.store.read((tx) => s.services.callbacks.listForOrder(tx, orderNo));
         return { queued: list.find((d) => d.id === queued.id)!, sent_by: 'lock' in target ? 'this command' : `the running service at ${target.url}` };
       }),
     human: (r: { queued: CallbackDeliveryView; sent_by: string }) => `queued callback #${r.queued.id}, sent by ${r.sent_by}\n${deliveriesText([r.queued])}`,
+  }),
+  defineCommand({
+    name: 'callback policy',
+    summary: 'show, allow or refuse callbacks to loopback and private addresses (in-house receivers); applies at once',
+    usage:
+      'callback policy [--allow-private | --refuse-private]\n' +
+      '  link-local addresses (169.254.x.x, fe80::), user:password in the URL and this service itself are always refused',
+    options: { 'allow-private': { type: 'boolean' }, 'refuse-private': { type: 'boolean' } },
+    positionals: 0,
+    run: (args) =>
+      withService(args, (s) => {
+        const allow = optionalBoolean(args, 'allow-private', 'refuse-private');
+        return allow === undefined
+          ? s.store.read((tx) => s.services.settings.callbacks(tx))
+          : s.store.write((tx) => s.services.settings.updateCallbacks(tx, { allow_private: allow }));
+      }),
+    human: (r: CallbackSettings) => `callbacks to loopback and private addresses: ${r.allow_private ? 'allowed' : 'refused'}`,
   }),
 ];

@@ -1,7 +1,7 @@
 /**
  * `console-token new|reset`: login URLs for the browser console. They work
- * while `serve` runs on the same data dir (the running service reads tokens
- * and sessions from SQLite on every request, so a reset applies at once).
+ * while `serve` runs on the same store (the running service reads tokens
+ * and sessions from the store on every request, so a reset applies at once).
  */
 import { consoleLoginUrl } from '../../http/console-routes';
 import { CONSOLE_LOGIN_TOKEN_TTL } from '../../services/console-auth-service';
@@ -27,10 +27,10 @@ function human(r: LoginUrlResult): string {
 }
 
 function issue(args: CommandArgs, reset: boolean): Promise<LoginUrlResult> {
-  return withService(args, (s) => {
-    const base = listenerBaseUrl(s, args.dataDir);
+  return withService(args, async (s) => {
+    const base = await listenerBaseUrl(s, args.dataDir);
     if (reset) {
-      const r = s.services.consoleAuth.reset();
+      const r = await s.store.write((tx) => s.services.consoleAuth.reset(tx));
       return {
         login_url: consoleLoginUrl(base.url, r.credential),
         expires_at: r.expires_at,
@@ -39,7 +39,7 @@ function issue(args: CommandArgs, reset: boolean): Promise<LoginUrlResult> {
         revoked_sessions: r.revoked_sessions,
       };
     }
-    const t = s.services.consoleAuth.issueLoginToken();
+    const t = await s.store.write((tx) => s.services.consoleAuth.issueLoginToken(tx));
     return { login_url: consoleLoginUrl(base.url, t.credential), expires_at: t.expires_at, serve_running: base.running };
   });
 }

@@ -57,7 +57,11 @@ export const moneyCommands: CommandDef[] = [
     summary: "a merchant's balances {available, frozen, deposit} in yuan (with --json: in fen)",
     usage: 'balance show MERCHANT_ID',
     positionals: 1,
-    run: (args) => withService(args, (s) => s.services.orderAdmin.balances(idArgument(args.positionals[0], 'MERCHANT_ID'))),
+    run: (args) =>
+      withService(args, (s) => {
+        const merchantId = idArgument(args.positionals[0], 'MERCHANT_ID');
+        return s.store.read((tx) => s.services.orderAdmin.balances(tx, merchantId));
+      }),
     human: balanceText,
   }),
   defineCommand({
@@ -67,19 +71,18 @@ export const moneyCommands: CommandDef[] = [
     options: { merchant: { type: 'string' }, amount: { type: 'string' }, reason: { type: 'string' } },
     positionals: 0,
     run: (args) =>
-      withService(args, (s) =>
-        s.services.orderAdmin.adjust(
-          parseOrThrow(
-            balanceAdjustInput,
-            {
-              merchant_id: idArgument(requiredOption(args, 'merchant'), '--merchant'),
-              amount: requiredOption(args, 'amount'),
-              reason: requiredOption(args, 'reason'),
-            },
-            'options',
-          ),
-        ),
-      ),
+      withService(args, (s) => {
+        const input = parseOrThrow(
+          balanceAdjustInput,
+          {
+            merchant_id: idArgument(requiredOption(args, 'merchant'), '--merchant'),
+            amount: requiredOption(args, 'amount'),
+            reason: requiredOption(args, 'reason'),
+          },
+          'options',
+        );
+        return s.store.write((tx) => s.services.orderAdmin.adjust(tx, input));
+      }),
     human: (r: BalanceAdjustView) =>
       `merchant ${r.merchant_id}: ${r.amount > 0 ? '+' : ''}${formatFen(r.amount)} (ledger transaction ${r.transaction_id}); now ${balanceText(r.balances)}`,
   }),
@@ -88,7 +91,11 @@ export const moneyCommands: CommandDef[] = [
     summary: 'an order with its fee breakdown, status timeline, ledger movements, scheduled work and callbacks',
     usage: 'order show ORDER_NO',
     positionals: 1,
-    run: (args) => withService(args, (s) => s.services.orderAdmin.detail(orderNoArgument(args.positionals[0]))),
+    run: (args) =>
+      withService(args, (s) => {
+        const orderNo = orderNoArgument(args.positionals[0]);
+        return s.store.read((tx) => s.services.orderAdmin.detail(tx, orderNo));
+      }),
     human: orderDetailText,
   }),
   defineCommand({
@@ -97,7 +104,12 @@ export const moneyCommands: CommandDef[] = [
     usage: 'order cancel ORDER_NO --reason TEXT',
     options: { reason: { type: 'string' } },
     positionals: 1,
-    run: (args) => withService(args, (s) => s.services.orderAdmin.cancel(orderNoArgument(args.positionals[0]), requiredOption(args, 'reason'))),
+    run: (args) =>
+      withService(args, (s) => {
+        const orderNo = orderNoArgument(args.positionals[0]);
+        const reason = requiredOption(args, 'reason');
+        return s.store.write((tx) => s.services.orderAdmin.cancel(tx, orderNo, reason));
+      }),
     human: orderDetailText,
   }),
 ];

@@ -32,8 +32,15 @@ export interface SandboxCommandResult {
   status_after_due_work: OrderStatus | null;
 }
 
-/** Where a running service on this data dir listens: a URL, or null when no service runs (the lock is then ours). */
-export function runningServiceUrl(dataDir: string): { url: string } | { lock: ReturnType<typeof acquireDataDirLock> } {
+/**
+ * Where a running service on this data dir listens: its URL, or the data
+ * dir's lock (ours now) when none runs. On PostgreSQL there is no such lock:
+ * this command acts in-process, next to whatever instances run (they claim
+ * work in the store, so nothing runs twice).
+ */
+export function runningServiceUrl(args: CommandArgs): { url: string } | { lock: { release(): void } } {
+  if (args.databaseUrl) return { lock: { release: () => undefined } };
+  const dataDir = args.dataDir;
   try {
     return { lock: acquireDataDirLock(dataDir) };
   } catch (err) {
@@ -46,19 +53,23 @@ export function runningServiceUrl(dataDir: string): { url: string } | { lock: Re
 async function runSandboxAction(s: MerchantConsoleService, args: CommandArgs, action: SandboxAction): Promise<SandboxCommandResult> {
   const orderNo = orderNoArgument(args.positionals[0]);
   const reason = stringOption(args, 'reason') ?? `sandbox: ${action} (command line)`;
-  const order = s.services.sandbox.requireOrder(orderNo);
-  const delivery = s.services.sandbox.notificationFor(order, action, reason);
+  const { sandbox } = s.services;
+  const { order, delivery } = await s.store.write(async (tx) => {
+    const o = await sandbox.requireOrder(tx, orderNo);
+    return { order: o, delivery: await sandbox.notificationFor(tx, o, action, reason) };
+  });
   const base = { order_no: orderNo, order_type: order.order_type, action, event: delivery.body.event };
-  const target = runningServiceUrl(args.dataDir);
+  const target = runningServiceUrl(args);
   if ('url' in target) {
     const r = await s.services.sandbox.deliverOverHttp(target.url, delivery);
     return { ...base, changed: r.changed, status: r.status, delivered: 'listener', listener_url: target.url, status_after_due_work: null };
   }
   try {
-    const r = s.services.sandbox.deliverInProcess(delivery);
-    // Stand in for the absent service: due order work, and this order's callbacks.
+    const r = await s.store.write((tx) => sandbox.deliverInProcess(tx, delivery));
+    // Stand in for the absent service: due order work, and this order's callbacks (claims a dead one left, taken back).
+    if (!args.databaseUrl) await s.work.releaseClaimsOfOthers();
     await s.work.runDue({ callbacksOfOrder: order.id });
-    const after = s.ctx.repos.orders.findByNo(orderNo)!.status;
+    const after = (await s.store.read((tx) => sandbox.requireOrder(tx, orderNo))).status;
     return { ...base, changed: r.changed, status: r.status, delivered: 'in-process', listener_url: null, status_after_due_work: after };
   } finally {
     target.lock.release();

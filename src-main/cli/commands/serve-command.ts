@@ -2,21 +2,23 @@ import { formatFen } from '../../../src-shared/money';
 import { isEmptyStore, seedDemo } from '../../demo-seed';
 import { normaliseBasePath, normalisePublicUrl, parseTrustProxy, startListener } from '../../http/server';
 import { consoleBundleBuilt, consoleLoginUrl, defaultConsoleDir } from '../../http/console-routes';
-import { startBackgroundWork } from '../../background/background-work';
-import { startCheckpointer } from '../../store/checkpointer';
+import { REFERENCE_PAGE } from '../../http/openapi/reference-routes';
 import { DEFAULT_RATE_LIMITS, formatRateLimitRule, parseRateLimitRule, RATE_LIMIT_SETTINGS_KEY, type RateLimitConfig, type RateLimitRule } from '../../http/rate-limit';
+import { shutdownHost, startHostRuntime, type HostParts } from '../../host';
 import type { MerchantConsoleService } from '../../service';
 import { openService } from '../../service';
-import { acquireDataDirLock } from '../../store/data-dir';
-import { defineCommand, stringOption, UsageError, type CommandIo } from '../command';
+import { acquireDataDirLock, type DataDirLock } from '../../store/data-dir';
+import { defineCommand, serviceOptionsOf, stringOption, UsageError, type CommandIo } from '../command';
 
 export const serveCommand = defineCommand({
   name: 'serve',
-  summary: 'run the service headless: the merchant HTTP API on an embedded SQLite store',
+  summary: 'run the service headless: the merchant HTTP API on the data dir\'s SQLite store, or on PostgreSQL (--database-url)',
   usage:
     'serve [--host 127.0.0.1] [--port 8787] [--base-path /addons/paychannel] [--public-url URL] [--demo]\n' +
     '      [--rate-limit-key 100/s|N/min|off] [--rate-limit-address 200/s|N/min|off] [--trust-proxy IP[/BITS],…]\n' +
-    '  host, port and base path default to the listener settings stored in the data dir (console → Settings), then to the values shown',
+    '      [--database-url postgres://… (or $MERCHANT_CONSOLE_DATABASE_URL)] [--master-key-file FILE (or $MERCHANT_CONSOLE_MASTER_KEY)]\n' +
+    '  host, port and base path default to the listener settings stored in the store (console → Settings), then to the values shown;\n' +
+    '  several instances may serve one PostgreSQL database (docs/deployment.md)',
   options: {
     host: { type: 'string' },
     port: { type: 'string' },
@@ -56,35 +58,40 @@ export const serveCommand = defineCommand({
       }
     }
 
-    const lock = acquireDataDirLock(args.dataDir);
-    let service;
-    try {
-      service = openService({ dataDir: args.dataDir });
-    } catch (err) {
-      lock.release();
+    // One service per SQLite data dir; on PostgreSQL any number of instances share the database.
+    const parts: HostParts = {};
+    const fail = async (err: unknown): Promise<never> => {
+      await shutdownHost(parts, (line) => io.err(line));
       throw err;
+    };
+    const lock: DataDirLock | null = args.databaseUrl ? null : acquireDataDirLock(args.dataDir);
+    parts.lock = lock;
+    let service: MerchantConsoleService;
+    try {
+      service = await openService(serviceOptionsOf(args, io.env));
+    } catch (err) {
+      return fail(err);
     }
+    parts.service = service;
     // Flags win over the listener settings stored by the console, which win over the defaults.
-    const stored = service.services.settings.listener();
+    const stored = await service.store.read((tx) => service.services.settings.listener(tx));
     if (!stored.enabled && portFlag === undefined && hostFlag === undefined) {
-      service.close();
-      lock.release();
-      throw new UsageError(
-        'the embedded listener is switched off in the settings of this data dir (console → Settings → Listener); ' +
-          'switch it on there, or pass --port (and --host) to listen anyway',
+      return fail(
+        new UsageError(
+          'the embedded listener is switched off in the settings of this store (console → Settings → Listener); ' +
+            'switch it on there, or pass --port (and --host) to listen anyway',
+        ),
       );
     }
     const portText = portFlag ?? String(stored.port);
     const host = hostFlag ?? stored.host;
     const basePath = basePathFlag ?? stored.base_path;
-    const demo = args.values.demo === true && isEmptyStore(service) ? seedDemo(service) : undefined;
+    const demo = args.values.demo === true && (await isEmptyStore(service)) ? await seedDemo(service) : undefined;
     let rateLimits: RateLimitConfig;
     try {
-      rateLimits = rateLimitsFor(service, stringOption(args, 'rate-limit-key'), stringOption(args, 'rate-limit-address'));
+      rateLimits = await rateLimitsFor(service, stringOption(args, 'rate-limit-key'), stringOption(args, 'rate-limit-address'));
     } catch (err) {
-      service.close();
-      lock.release();
-      throw new UsageError((err as Error).message);
+      return fail(new UsageError((err as Error).message));
     }
 
     const consoleDir = defaultConsoleDir(io.env);
@@ -101,32 +108,32 @@ export const serveCommand = defineCommand({
         trustProxy,
       });
     } catch (err) {
-      service.close();
-      lock.release();
       const code = (err as { code?: string }).code;
-      if (code === 'EADDRINUSE') throw new UsageError(`port ${portText} on ${host} is already in use; pick another with --port`);
+      if (code === 'EADDRINUSE') return fail(new UsageError(`port ${portText} on ${host} is already in use; pick another with --port`));
       // Name the host (it may come from the stored settings, not a flag) rather than print getaddrinfo's bare error.
       if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EADDRNOTAVAIL') {
-        throw new UsageError(`cannot listen on host ${host} (${code}: not an address of this machine); pick another with --host`);
+        return fail(new UsageError(`cannot listen on host ${host} (${code}: not an address of this machine); pick another with --host`));
       }
-      throw err;
+      return fail(err);
     }
-    lock.describe({ url: listener.url, publicUrl: publicUrl ?? null });
+    parts.listener = listener;
+    lock?.describe({ url: listener.url, publicUrl: publicUrl ?? null });
 
-    // Expiry, payouts, settlement and housekeeping (expired nonces and console logins); catches up on anything
-    // that fell due while stopped.
-    const background = startBackgroundWork(service, { onError: (err) => io.err(`background work: ${(err as Error).message}`) });
-    // WAL checkpoints off the request thread (store/checkpointer.ts).
-    const checkpointer = startCheckpointer(service.db, { onError: (message) => io.err(`checkpoint: ${message}`) });
+    // Expiry, payouts, settlement, callbacks and housekeeping; catches up on anything that fell due while stopped.
+    parts.runtime = await startHostRuntime(service, { onError: (source, message) => io.err(`${source}: ${message}`) });
 
     // Like Jupyter: a login link for the browser console at every start (single use; see docs/console.md).
     // Behind a proxy (--public-url) the browser reaches the console there, not on the bound address.
-    const loginToken = service.services.consoleAuth.issueLoginToken();
+    const loginToken = await service.store.write((tx) => service.services.consoleAuth.issueLoginToken(tx));
     const consoleBase = publicUrl ?? listener.url;
     const summary = {
       listening: listener.url,
       merchant_api: `${listener.url}${basePath === '/' ? '' : basePath}/merchant/`,
+      // The OpenAPI document's readable page (docs/api.md, "API reference"), where a browser reaches it.
+      api_reference: `${consoleBase}${normaliseBasePath(basePath)}${REFERENCE_PAGE}`,
       data_dir: args.dataDir,
+      store: service.store.dialect === 'postgres' ? service.store.location : 'sqlite',
+      instance: service.instanceId,
       pid: process.pid,
       console_url: `${consoleBase}/console/`,
       console_login_url: consoleLoginUrl(consoleBase, loginToken.credential),
@@ -147,7 +154,9 @@ export const serveCommand = defineCommand({
     else {
       io.out(`merchant-console listening on ${summary.listening}`);
       io.out(`  merchant API: ${summary.merchant_api}`);
+      io.out(`  API docs:     ${summary.api_reference} (OpenAPI 3.1: ../openapi.json)`);
       io.out(`  data dir:     ${summary.data_dir}`);
+      if (summary.store !== 'sqlite') io.out(`  store:        ${summary.store} (instance ${summary.instance})`);
       io.out(`  console:      ${summary.console_login_url}`);
       io.out('                (login link for a browser: works once; more with `merchant-console console-token new`)');
       if (!summary.console_built) io.out(`                the console is not built yet: run \`npm run build:console\` (output ${consoleDir})`);
@@ -168,16 +177,7 @@ export const serveCommand = defineCommand({
         if (stopping) return;
         stopping = true;
         io.err(`${signal}: draining connections and closing the store`);
-        listener
-          .close()
-          .catch((err: unknown) => io.err(`error while closing the listener: ${(err as Error).message}`))
-          .then(() => background.stop())
-          .then(() => checkpointer.stop())
-          .finally(() => {
-            service.close();
-            lock.release();
-            resolve();
-          });
+        void shutdownHost(parts, (line) => io.err(line)).finally(resolve);
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
@@ -187,8 +187,9 @@ export const serveCommand = defineCommand({
 });
 
 /** Flags win over the stored settings, which win over the defaults. */
-function rateLimitsFor(service: MerchantConsoleService, keyFlag: string | undefined, addressFlag: string | undefined): RateLimitConfig {
-  const stored = service.ctx.repos.settings.get<{ per_api_key?: string; per_address?: string }>(RATE_LIMIT_SETTINGS_KEY) ?? {};
+async function rateLimitsFor(service: MerchantConsoleService, keyFlag: string | undefined, addressFlag: string | undefined): Promise<RateLimitConfig> {
+  const stored =
+    (await service.store.read((tx) => service.services.settings.get<{ per_api_key?: string; per_address?: string }>(tx, RATE_LIMIT_SETTINGS_KEY))) ?? {};
   // An error names where the bad rule came from: the flag, or the stored setting.
   const parse = (rule: string, from: string): RateLimitRule | null => {
     try {

@@ -1,4 +1,5 @@
 import type { Migration } from './index';
+import { PG } from './pg-types';
 
 /**
  * Maintained order counters for orderQueryList (docs/benchmarks.md, "List
@@ -15,38 +16,47 @@ const BUMP = (sign: '+' | '-', row: 'NEW' | 'OLD') =>
   sign === '+'
     ? `INSERT INTO order_counts (merchant_id, day, order_type, status, n)
          VALUES (${row}.merchant_id, ${row}.createtime / 86400, ${row}.order_type, ${row}.status, 1)
-         ON CONFLICT (merchant_id, day, order_type, status) DO UPDATE SET n = n + 1;
+         ON CONFLICT (merchant_id, day, order_type, status) DO UPDATE SET n = order_counts.n + 1;
        INSERT INTO order_totals (merchant_id, order_type, status, n)
          VALUES (${row}.merchant_id, ${row}.order_type, ${row}.status, 1)
-         ON CONFLICT (merchant_id, order_type, status) DO UPDATE SET n = n + 1;`
+         ON CONFLICT (merchant_id, order_type, status) DO UPDATE SET n = order_totals.n + 1;`
     : `UPDATE order_counts SET n = n - 1
          WHERE merchant_id = ${row}.merchant_id AND day = ${row}.createtime / 86400 AND order_type = ${row}.order_type AND status = ${row}.status;
        UPDATE order_totals SET n = n - 1
          WHERE merchant_id = ${row}.merchant_id AND order_type = ${row}.order_type AND status = ${row}.status;`;
 
+const TABLES = (t: { int: string; text: string }, withoutRowid: string) => `
+      CREATE TABLE order_counts (
+        merchant_id ${t.int} NOT NULL,
+        -- UTC day number: createtime / 86400 (createtime is Unix seconds, never negative).
+        day ${t.int} NOT NULL,
+        order_type ${t.int} NOT NULL,
+        status ${t.text} NOT NULL,
+        n ${t.int} NOT NULL CHECK (n >= 0),
+        PRIMARY KEY (merchant_id, day, order_type, status)
+      )${withoutRowid};
+
+      CREATE TABLE order_totals (
+        merchant_id ${t.int} NOT NULL,
+        order_type ${t.int} NOT NULL,
+        status ${t.text} NOT NULL,
+        n ${t.int} NOT NULL CHECK (n >= 0),
+        PRIMARY KEY (merchant_id, order_type, status)
+      )${withoutRowid};
+`;
+
+const FILL = `
+      INSERT INTO order_counts (merchant_id, day, order_type, status, n)
+      SELECT merchant_id, createtime / 86400, order_type, status, count(*) FROM orders GROUP BY 1, 2, 3, 4;
+      INSERT INTO order_totals (merchant_id, order_type, status, n)
+      SELECT merchant_id, order_type, status, count(*) FROM orders GROUP BY 1, 2, 3;
+`;
+
 export const migration0004OrderCounts: Migration = {
   version: 4,
   name: 'order_counts and order_totals: list counters kept by triggers',
-  up(db) {
-    db.exec(`
-      CREATE TABLE order_counts (
-        merchant_id INTEGER NOT NULL,
-        -- UTC day number: createtime / 86400 (createtime is Unix seconds, never negative).
-        day INTEGER NOT NULL,
-        order_type INTEGER NOT NULL,
-        status TEXT NOT NULL,
-        n INTEGER NOT NULL CHECK (n >= 0),
-        PRIMARY KEY (merchant_id, day, order_type, status)
-      ) WITHOUT ROWID;
-
-      CREATE TABLE order_totals (
-        merchant_id INTEGER NOT NULL,
-        order_type INTEGER NOT NULL,
-        status TEXT NOT NULL,
-        n INTEGER NOT NULL CHECK (n >= 0),
-        PRIMARY KEY (merchant_id, order_type, status)
-      ) WITHOUT ROWID;
-
+  schema: {
+    sqlite: `${TABLES({ int: 'INTEGER', text: 'TEXT' }, ' WITHOUT ROWID')}
       CREATE TRIGGER orders_count_insert AFTER INSERT ON orders BEGIN
         ${BUMP('+', 'NEW')}
       END;
@@ -62,11 +72,26 @@ export const migration0004OrderCounts: Migration = {
         ${BUMP('-', 'OLD')}
         ${BUMP('+', 'NEW')}
       END;
+${FILL}`,
+    // The same counters: one row-level trigger function, the same statements.
+    postgres: `${TABLES(PG, '')}
+      CREATE FUNCTION orders_count_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP IN ('UPDATE', 'DELETE') THEN
+          ${BUMP('-', 'OLD')}
+        END IF;
+        IF TG_OP IN ('UPDATE', 'INSERT') THEN
+          ${BUMP('+', 'NEW')}
+        END IF;
+        RETURN NULL;
+      END $$;
 
-      INSERT INTO order_counts (merchant_id, day, order_type, status, n)
-      SELECT merchant_id, createtime / 86400, order_type, status, count(*) FROM orders GROUP BY 1, 2, 3, 4;
-      INSERT INTO order_totals (merchant_id, order_type, status, n)
-      SELECT merchant_id, order_type, status, count(*) FROM orders GROUP BY 1, 2, 3;
-    `);
+      CREATE TRIGGER orders_count_insert AFTER INSERT ON orders FOR EACH ROW EXECUTE FUNCTION orders_count_bump();
+      CREATE TRIGGER orders_count_delete AFTER DELETE ON orders FOR EACH ROW EXECUTE FUNCTION orders_count_bump();
+      CREATE TRIGGER orders_count_update AFTER UPDATE OF merchant_id, order_type, status, createtime ON orders FOR EACH ROW
+      WHEN (OLD.merchant_id IS DISTINCT FROM NEW.merchant_id OR OLD.order_type IS DISTINCT FROM NEW.order_type
+        OR OLD.status IS DISTINCT FROM NEW.status OR OLD.createtime / 86400 IS DISTINCT FROM NEW.createtime / 86400)
+      EXECUTE FUNCTION orders_count_bump();
+${FILL}`,
   },
 };

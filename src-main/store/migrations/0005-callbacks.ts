@@ -1,4 +1,5 @@
 import type { Migration } from './index';
+import { PG } from './pg-types';
 
 /**
  * Merchant callbacks: an outbox of deliveries (written in the transaction
@@ -7,8 +8,8 @@ import type { Migration } from './index';
 export const migration0005Callbacks: Migration = {
   version: 5,
   name: 'callback outbox and delivery attempts',
-  up(db) {
-    db.exec(`
+  schema: {
+    sqlite: `
       CREATE TABLE callback_deliveries (
         id INTEGER PRIMARY KEY,
         order_id INTEGER NOT NULL REFERENCES orders(id),
@@ -41,6 +42,40 @@ export const migration0005Callbacks: Migration = {
         acknowledged INTEGER NOT NULL CHECK (acknowledged IN (0, 1)),
         UNIQUE (delivery_id, attempt)
       );
-    `);
+`,
+    postgres: `
+      CREATE TABLE callback_deliveries (
+        id ${PG.id},
+        order_id ${PG.int} NOT NULL REFERENCES orders(id),
+        merchant_id ${PG.int} NOT NULL REFERENCES merchants(id),
+        -- The order status this delivery reports, and why it exists.
+        order_status ${PG.text} NOT NULL,
+        trigger ${PG.text} NOT NULL CHECK (trigger IN ('transition', 'resend')),
+        -- JSON object of the form fields (strings), without timestamp, nonce and signature (fresh per attempt).
+        payload ${PG.text} NOT NULL,
+        state ${PG.text} NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'failed')),
+        attempts ${PG.int} NOT NULL DEFAULT 0,
+        next_attempt_at ${PG.int},
+        createtime ${PG.int} NOT NULL,
+        updatetime ${PG.int} NOT NULL,
+        CHECK ((state = 'pending') = (next_attempt_at IS NOT NULL))
+      );
+      CREATE INDEX callback_deliveries_due ON callback_deliveries(next_attempt_at) WHERE state = 'pending';
+      CREATE INDEX callback_deliveries_by_order ON callback_deliveries(order_id, id);
+
+      CREATE TABLE callback_attempts (
+        id ${PG.id},
+        delivery_id ${PG.int} NOT NULL REFERENCES callback_deliveries(id),
+        attempt ${PG.int} NOT NULL,
+        url ${PG.text} NOT NULL,
+        attempted_at ${PG.int} NOT NULL,
+        http_status ${PG.int},
+        latency_ms ${PG.int} NOT NULL,
+        response_excerpt ${PG.text} NOT NULL,
+        error ${PG.text},
+        acknowledged ${PG.int} NOT NULL CHECK (acknowledged IN (0, 1)),
+        UNIQUE (delivery_id, attempt)
+      );
+`,
   },
 };

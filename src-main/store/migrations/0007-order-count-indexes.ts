@@ -9,11 +9,16 @@ import type { Migration } from './index';
 export const migration0007OrderCountIndexes: Migration = {
   version: 7,
   name: 'order_counts: covering indexes per filter (type, status, type + status)',
-  up(db) {
-    db.exec(`
+  schema: {
+    sqlite: `
       CREATE INDEX order_counts_by_type ON order_counts(merchant_id, order_type, day, n);
       CREATE INDEX order_counts_by_status ON order_counts(merchant_id, status, day, n);
       CREATE INDEX order_counts_by_type_status ON order_counts(merchant_id, order_type, status, day, n);
-    `);
+`,
+    postgres: `
+      CREATE INDEX order_counts_by_type ON order_counts(merchant_id, order_type, day, n);
+      CREATE INDEX order_counts_by_status ON order_counts(merchant_id, status, day, n);
+      CREATE INDEX order_counts_by_type_status ON order_counts(merchant_id, order_type, status, day, n);
+`,
   },
 };

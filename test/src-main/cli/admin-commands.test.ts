@@ -73,6 +73,42 @@ describe('admin CLI', () => {
     expect(again.stderr).toContain('channel_id: channel 1 is not linked to merchant 1');
   });
 
+  it('callback URLs: no credentials, never link-local or the service itself; loopback and private ranges only after `callback policy --allow-private`', async () => {
+    const dir = tempDir();
+    const run = (...argv: string[]) => cli([...argv, '--data-dir', dir]);
+    expect((await run('merchant', 'create', '--name', 'Shop')).code).toBe(0);
+    const refusedAlways: [string, string][] = [
+      ['https://hook:s3cr3t-pw@shop.example/cb', 'callback_url: must not contain a user name or password'],
+      ['http://169.254.169.254/latest/meta-data/', 'callback_url: 169.254.169.254 is a link-local address'],
+      // The stored listener settings (default 127.0.0.1:8787): the service's own /channel/notify.
+      ['http://127.0.0.1:8787/channel/notify/1', "callback_url: 127.0.0.1:8787 is this service's own listener"],
+    ];
+    const refusedByDefault: [string, string][] = [
+      ['http://127.0.0.1:9000/cb', 'callback_url: 127.0.0.1 is a loopback address; allowed only after `merchant-console callback policy --allow-private`'],
+      ['http://10.0.0.5/cb', 'callback_url: 10.0.0.5 is a private address'],
+    ];
+    for (const [url, message] of [...refusedAlways, ...refusedByDefault]) {
+      for (const argv of [['merchant', 'update', '1', '--callback-url', url], ['merchant', 'create', '--name', 'Other', '--callback-url', url]]) {
+        const r = await run(...argv);
+        expect([r.code, r.stdout, r.stderr], argv.join(' ')).toEqual([1, '', expect.stringContaining(message)]);
+      }
+    }
+    // Nothing was stored, and nothing with a password is ever printed back.
+    const listed = await run('merchant', 'list', '--json');
+    expect(listed.json()).toEqual([expect.objectContaining({ id: 1, callback_url: null })]);
+    expect(listed.stdout).not.toContain('s3cr3t');
+
+    expect((await run('callback', 'policy', '--json')).json()).toEqual({ allow_private: false });
+    const allowed = await run('callback', 'policy', '--allow-private');
+    expect([allowed.code, allowed.stdout.trim()]).toEqual([0, 'callbacks to loopback and private addresses: allowed']);
+    for (const [url] of refusedByDefault) expect((await run('merchant', 'update', '1', '--callback-url', url)).code, url).toBe(0);
+    for (const [url, message] of refusedAlways) expect((await run('merchant', 'update', '1', '--callback-url', url)).stderr, url).toContain(message);
+    expect((await run('callback', 'policy', '--refuse-private', '--json')).json()).toEqual({ allow_private: false });
+    expect((await run('merchant', 'update', '1', '--callback-url', 'http://192.168.0.9/cb')).stderr).toContain('192.168.0.9 is a private address');
+    const both = await run('callback', 'policy', '--allow-private', '--refuse-private');
+    expect([both.code, both.stderr]).toEqual([2, expect.stringContaining('--allow-private and --refuse-private exclude each other')]);
+  });
+
   it('rotates a secret: the new one is shown once and the old one stops verifying', async () => {
     const dir = tempDir();
     const first = (await cli(['merchant', 'create', '--name', 'Shop', '--data-dir', dir, '--json'])).json();

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CallbackDeliveryView } from '../../../src-shared/schemas/money';
-import { openService } from '../../../src-main/service';
 import { cli } from '../../support/cli-harness';
-import { seedMerchant } from '../../support/service-harness';
+import { allowPrivateCallbacks, seedMerchant, testService } from '../../support/service-harness';
 import { newBuy } from '../../support/money';
 import { startReceiver } from '../../support/callback-receiver';
 import { tempDir } from '../../support/temp-dir';
@@ -13,11 +12,12 @@ describe('callback list | resend', () => {
   it('lists deliveries with their attempts and resends the current status', async () => {
     const dataDir = tempDir();
     const receiver = await startReceiver((_r, i) => (i === 0 ? { status: 500, body: 'oops' } : { status: 200, body: 'success' }));
-    const service = openService({ dataDir });
-    const m = seedMerchant(service);
-    service.services.merchants.update({ id: m.id, callback_url: receiver.url });
-    const buy = newBuy(service, m);
-    service.close();
+    const service = await testService({ dataDir });
+    const m = await seedMerchant(service);
+    await allowPrivateCallbacks(service);
+    await service.store.write((tx) => service.services.merchants.update(tx, { id: m.id, callback_url: receiver.url }));
+    const buy = await newBuy(service, m);
+    await service.close();
 
     // No service runs: `order fail` applies in-process and sends this order's callback before exiting.
     expect((await run(dataDir, 'order', 'fail', buy.order_no)).code).toBe(0);

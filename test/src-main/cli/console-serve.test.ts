@@ -5,14 +5,15 @@
  */
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { openService } from '../../../src-main/service';
 import { cli, exitOf, firstLine, spawnCli } from '../../support/cli-harness';
 import { rawRequest } from '../../support/http-raw';
+import { testService } from '../../support/service-harness';
 import { tempDir } from '../../support/temp-dir';
 
 interface Summary {
   listening: string;
   merchant_api: string;
+  api_reference: string;
   console_url: string;
   console_login_url: string;
   console_built: boolean;
@@ -43,7 +44,7 @@ describe('serve with the browser console', () => {
   it('prints a single-use login URL; console-token new makes another for the running serve', async () => {
     const dir = tempDir();
     const uiDir = tempDir(); // empty: not built
-    const serve = spawnCli(['serve', '--port', '0', '--data-dir', dir, '--json'], { MERCHANT_CONSOLE_UI_DIR: uiDir });
+    const serve = await spawnCli(['serve', '--port', '0', '--data-dir', dir, '--json'], { MERCHANT_CONSOLE_UI_DIR: uiDir });
     const summary = JSON.parse(await firstLine(serve)) as Summary;
     expect(summary.console_url).toBe(`${summary.listening}/console/`);
     expect(summary.console_login_url).toMatch(new RegExp(`^${summary.listening}/console/login\\?token=[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}$`));
@@ -77,29 +78,33 @@ describe('serve with the browser console', () => {
   it('honours the stored listener settings at the next start; flags win; switched off refuses to start', async () => {
     const dir = tempDir();
     const port = await freePort();
-    const service = openService({ dataDir: dir });
-    service.services.settings.updateListener({ port, base_path: '/api/v2' });
-    service.close();
+    const service = await testService({ dataDir: dir });
+    await service.store.write((tx) => service.services.settings.updateListener(tx, { port, base_path: '/api/v2' }));
+    await service.close();
 
-    const serve = spawnCli(['serve', '--data-dir', dir, '--json']);
+    const serve = await spawnCli(['serve', '--data-dir', dir, '--json']);
     const summary = JSON.parse(await firstLine(serve)) as Summary;
     expect(summary.listening).toBe(`http://127.0.0.1:${port}`);
     expect(summary.merchant_api).toBe(`http://127.0.0.1:${port}/api/v2/merchant/`);
+    expect(summary.api_reference).toBe(`http://127.0.0.1:${port}/api/v2/docs/`);
+    const page = await fetch(summary.api_reference);
+    expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    expect((await fetch(new URL('../openapi.json', summary.api_reference))).status).toBe(200);
     serve.kill('SIGTERM');
     await exitOf(serve);
 
-    const flagged = spawnCli(['serve', '--data-dir', dir, '--port', '0', '--base-path', '/x', '--json']);
+    const flagged = await spawnCli(['serve', '--data-dir', dir, '--port', '0', '--base-path', '/x', '--json']);
     const flaggedSummary = JSON.parse(await firstLine(flagged)) as Summary;
     expect(flaggedSummary.listening).not.toBe(`http://127.0.0.1:${port}`);
     expect(flaggedSummary.merchant_api.endsWith('/x/merchant/')).toBe(true);
     flagged.kill('SIGTERM');
     await exitOf(flagged);
 
-    const again = openService({ dataDir: dir });
-    again.services.settings.updateListener({ enabled: false });
-    again.close();
-    const off = await exitOf(spawnCli(['serve', '--data-dir', dir]));
+    const again = await testService({ dataDir: dir });
+    await again.store.write((tx) => again.services.settings.updateListener(tx, { enabled: false }));
+    await again.close();
+    const off = await exitOf(await spawnCli(['serve', '--data-dir', dir]));
     expect(off.code).toBe(2);
-    expect(off.stderr).toContain('the embedded listener is switched off in the settings of this data dir');
-  });
+    expect(off.stderr).toContain('the embedded listener is switched off in the settings of this store');
+  }, 60_000);
 });

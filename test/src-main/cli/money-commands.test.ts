@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { openService } from '../../../src-main/service';
 import { joinNegativeValues } from '../../../src-main/cli/command';
-import { seedMerchant } from '../../support/service-harness';
+import { createMerchantClient } from '../../../src-shared/client/merchant-client';
+import { seedMerchant, testService } from '../../support/service-harness';
 import { newBuy } from '../../support/money';
 import { tempDir } from '../../support/temp-dir';
 import { cli as runCli, exitOf, firstLine, spawnCli } from '../../support/cli-harness';
@@ -12,18 +12,18 @@ async function cli(dataDir: string, ...argv: string[]) {
   return { code: r.code, out: r.stdout, err: r.stderr, json: <T = unknown>() => JSON.parse(r.stdout) as T };
 }
 
-function seeded() {
+async function seeded() {
   const dataDir = tempDir();
-  const service = openService({ dataDir });
-  const m = seedMerchant(service);
-  const buy = newBuy(service, m, 10_050);
-  service.close();
+  const service = await testService({ dataDir });
+  const m = await seedMerchant(service);
+  const buy = await newBuy(service, m, 10_050);
+  await service.close();
   return { dataDir, m, buy };
 }
 
 describe('balance and order commands', () => {
   it('balance adjust and balance show, in yuan in and fen out', async () => {
-    const { dataDir, m } = seeded();
+    const { dataDir, m } = await seeded();
     expect((await cli(dataDir, 'balance', 'show', String(m.id), '--json')).json()).toEqual({ available: 0, frozen: 0, deposit: 0 });
     const up = await cli(dataDir, 'balance', 'adjust', '--merchant', String(m.id), '--amount', '+120.50', '--reason', 'opening', '--json');
     expect(up.code).toBe(0);
@@ -50,7 +50,7 @@ describe('balance and order commands', () => {
   });
 
   it('order show prints the fee breakdown, timeline and ledger; order cancel records the operator', async () => {
-    const { dataDir, buy } = seeded();
+    const { dataDir, buy } = await seeded();
     const shown = await cli(dataDir, 'order', 'show', buy.order_no, '--json');
     expect(shown.code).toBe(0);
     expect(shown.json()).toMatchObject({
@@ -72,13 +72,21 @@ describe('balance and order commands', () => {
     expect((await cli(dataDir, 'order', 'show', 'B0000', '--json')).err).toContain('order B0000 not found');
   });
 
-  it('order show gives the pay_url where the pay page is served: the running service, else the stored listener settings', async () => {
-    const { dataDir, buy } = seeded();
+  it('order show gives the pay_url stored with the order; one stored before pay URLs were (schema < 8): where the pay page is served', async () => {
+    const { dataDir, buy } = await seeded();
     const payUrl = async () => (await cli(dataDir, 'order', 'show', buy.order_no, '--json')).json<{ pay_url: string }>().pay_url;
-    const token = (await payUrl()).split('/pay/')[1];
-    const settings = openService({ dataDir });
-    settings.services.settings.updateListener({ port: 47_399 });
-    settings.close();
+    const token = buy.pay_token!;
+    // The channel's answer at creation (the creating service's address) stays, whatever the settings say now.
+    expect(buy.pay_url).toBe(`http://127.0.0.1:8787/pay/${token}`);
+    const settings = await testService({ dataDir });
+    await settings.store.write(async (tx) => {
+      await settings.services.settings.updateListener(tx, { port: 47_399 });
+      expect(await tx.run('UPDATE orders SET pay_url = ? WHERE id = ?', ['https://stored.example/pay/x', buy.id])).toBe(1);
+    });
+    expect(await payUrl()).toBe('https://stored.example/pay/x');
+    // An order from before migration 8 has no stored pay_url: its checkout page where the service is reached.
+    await settings.store.write((tx) => tx.run('UPDATE orders SET pay_url = NULL WHERE id = ?', [buy.id]));
+    await settings.close();
     // No service running: where the next `serve` listens.
     expect(await payUrl()).toBe(`http://127.0.0.1:47399/pay/${token}`);
     // A service running (port given on the command line): its address, as in the createOrder answer.
@@ -95,21 +103,31 @@ describe('balance and order commands', () => {
   });
 
   it('against a real `serve --public-url`: order show gives the same pay_url as createOrder', async () => {
-    const { dataDir, buy } = seeded();
-    const serve = spawnCli(['serve', '--port', '0', '--public-url', 'https://pay.example.com/', '--data-dir', dataDir, '--json']);
+    const { dataDir, m } = await seeded();
+    const serve = await spawnCli(['serve', '--port', '0', '--public-url', 'https://pay.example.com/', '--data-dir', dataDir, '--json']);
     try {
-      await firstLine(serve);
-      const shown = await cli(dataDir, 'order', 'show', buy.order_no, '--json');
-      expect(shown.json<{ pay_url: string }>().pay_url).toMatch(/^https:\/\/pay\.example\.com\/pay\/[A-Za-z0-9_-]{32}$/);
+      const { listening } = JSON.parse(await firstLine(serve)) as { listening: string };
+      const client = createMerchantClient({ baseUrl: listening, apiKey: m.apiKey, apiSecret: m.apiSecret });
+      const created = await client.call<{ order_no: string; pay_url: string }>('createOrder', {
+        order_type: 1,
+        cny_amount: '100.50',
+        paychannel_id: m.channels.beta,
+        paychannel_paymethod: 'alipay',
+      });
+      expect(created.body.code, JSON.stringify(created.body)).toBe(1);
+      const answered = created.body.data!;
+      expect(answered.pay_url).toMatch(/^https:\/\/pay\.example\.com\/pay\/[A-Za-z0-9_-]{32}$/);
+      const shown = await cli(dataDir, 'order', 'show', answered.order_no, '--json');
+      expect(shown.json<{ pay_url: string }>().pay_url).toBe(answered.pay_url);
     } finally {
       const stopped = exitOf(serve);
       serve.kill('SIGTERM');
       expect((await stopped).code).toBe(0);
     }
-  });
+  }, 60_000);
 
   it('channel create and update take the timing settings', async () => {
-    const { dataDir } = seeded();
+    const { dataDir } = await seeded();
     const created = await cli(dataDir, 'channel', 'create', '--category', 'beta', '--name', 'Slow', '--pay-methods', 'bank', '--pay-timeout', '600', '--settle-delay', '60', '--json');
     expect(created.json()).toMatchObject({ pay_timeout: 600, settle_delay: 60, payout_delay: 5 });
     const id = String(created.json<{ id: number }>().id);

@@ -16,7 +16,7 @@ interface ServeSummary {
 describe('merchant-console serve', () => {
   it('seeds a demo merchant on an empty data dir, serves signed requests, refuses a second instance and stops cleanly', async () => {
     const dir = tempDir();
-    const serve = spawnCli(['serve', '--demo', '--port', '0', '--data-dir', dir, '--json']);
+    const serve = await spawnCli(['serve', '--demo', '--port', '0', '--data-dir', dir, '--json']);
     const summary = JSON.parse(await firstLine(serve)) as ServeSummary;
     expect(summary.listening).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+$/);
     expect(summary.data_dir).toBe(dir);
@@ -26,7 +26,7 @@ describe('merchant-console serve', () => {
     const res = await client.createOrder({ order_type: 1, cny_amount: '100.50', paychannel_id: summary.demo!.channels[2]!.id, paychannel_paymethod: 'alipay' });
     expect(res.body.code).toBe(1);
 
-    const second = spawnCli(['serve', '--port', '0', '--data-dir', dir]);
+    const second = await spawnCli(['serve', '--port', '0', '--data-dir', dir]);
     const { code, stderr } = await exitOf(second);
     expect(code).toBe(1);
     expect(stderr).toContain(`another merchant-console service (pid ${serve.pid}, listening on ${summary.listening}) is already running on data dir ${dir}`);
@@ -36,14 +36,14 @@ describe('merchant-console serve', () => {
     expect((await exited).code).toBe(0);
 
     // Restarted on the same data dir: no second demo, the order is still there.
-    const again = spawnCli(['serve', '--demo', '--port', '0', '--data-dir', dir, '--json']);
+    const again = await spawnCli(['serve', '--demo', '--port', '0', '--data-dir', dir, '--json']);
     const summary2 = JSON.parse(await firstLine(again)) as ServeSummary;
     expect(summary2.demo).toBeNull();
     const client2 = createMerchantClient({ baseUrl: summary2.listening, apiKey: summary.demo!.api_key, apiSecret: summary.demo!.api_secret });
     expect((await client2.orderQueryList()).body.data!.total).toBe(1);
     again.kill('SIGINT');
     expect((await exitOf(again)).code).toBe(0);
-  });
+  }, 60_000);
 
   it('refuses a bad flag naming it, with exit 2, before it listens', async () => {
     const cases: [string[], string][] = [
@@ -54,22 +54,22 @@ describe('merchant-console serve', () => {
       [['--host', '192.0.2.1'], 'cannot listen on host 192.0.2.1 (EADDRNOTAVAIL'],
     ];
     for (const [flags, message] of cases) {
-      const serve = spawnCli(['serve', '--port', '0', '--data-dir', tempDir(), ...flags]);
+      const serve = await spawnCli(['serve', '--port', '0', '--data-dir', tempDir(), ...flags]);
       // A serve that accepted the flag would listen until stopped: stop it so the check fails instead of hanging.
-      const timer = setTimeout(() => serve.kill('SIGTERM'), 10_000);
+      const timer = setTimeout(() => serve.kill('SIGTERM'), 20_000);
       const { code, stderr } = await exitOf(serve);
       clearTimeout(timer);
       expect([code, stderr.split('\n')[0]], flags.join(' ')).toEqual([2, expect.stringContaining(message)]);
     }
-  });
+  }, 120_000);
 
   it('reports a port in use clearly', async () => {
     const dir = tempDir();
-    const first = spawnCli(['serve', '--port', '0', '--data-dir', dir, '--json']);
+    const first = await spawnCli(['serve', '--port', '0', '--data-dir', dir, '--json']);
     const port = new URL((JSON.parse(await firstLine(first)) as ServeSummary).listening).port;
-    const other = spawnCli(['serve', '--port', port, '--data-dir', tempDir()]);
+    const other = await spawnCli(['serve', '--port', port, '--data-dir', tempDir()]);
     const { code, stderr } = await exitOf(other);
     expect(code).toBe(2);
     expect(stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
-  });
+  }, 60_000);
 });

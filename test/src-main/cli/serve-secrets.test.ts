@@ -12,11 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { createMerchantClient, newNonce } from '../../../src-shared/client/merchant-client';
 import { computeSignature } from '../../../src-shared/client/sign';
 import { residentIdCheckChar } from '../../../src-shared/validation/rules';
-import { openService } from '../../../src-main/service';
 import { startReceiver } from '../../support/callback-receiver';
 import { cli } from '../../support/cli-harness';
 import { startServeChild } from '../../support/serve-child';
-import { seedMerchant } from '../../support/service-harness';
+import { allowPrivateCallbacks, seedMerchant, testService } from '../../support/service-harness';
 import { tempDir } from '../../support/temp-dir';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -26,20 +25,23 @@ describe('secrets never leave the service', () => {
   it('are in no response, callback or trace-level log line, and not in the database in plaintext', async () => {
     const receiver = await startReceiver(() => ({ status: 200, body: 'success' }));
     const dataDir = tempDir('mc-secrets-');
-    const setup = openService({ dataDir });
-    const a = seedMerchant(setup, 'Secret A', { balance: 100_000_000 });
-    const b = seedMerchant(setup, 'Secret B', { balance: 100_000_000, signType: 'md5' });
+    const setup = await testService({ dataDir });
+    const a = await seedMerchant(setup, 'Secret A', { balance: 100_000_000 });
+    const b = await seedMerchant(setup, 'Secret B', { balance: 100_000_000, signType: 'md5' });
     const channelSecrets = {
       merchant_no: 'MNO-7f3a9c2e51',
       api_key: 'CHK-b81d4e0f6a2c9e7d',
       private_key: 'PK-3e9f0a7b5c1d8e2f4a6b',
       proxy: 'http://proxyuser:PXPASS-91c4e8@10.0.0.1:3128',
     };
-    for (const m of [a, b]) {
-      setup.services.merchants.update({ id: m.id, callback_url: `${receiver.url}/cb/${m.id}` });
-      for (const id of Object.values(m.channels)) setup.services.channels.update({ id, config: channelSecrets, payout_delay: 0 });
-    }
-    setup.close();
+    await allowPrivateCallbacks(setup);
+    await setup.store.write(async (tx) => {
+      for (const m of [a, b]) {
+        await setup.services.merchants.update(tx, { id: m.id, callback_url: `${receiver.url}/cb/${m.id}` });
+        for (const id of Object.values(m.channels)) await setup.services.channels.update(tx, { id, config: channelSecrets, payout_delay: 0 });
+      }
+    });
+    await setup.close();
 
     const serve = await startServeChild(dataDir, { env: { MERCHANT_CONSOLE_LOG_LEVEL: 'trace' } });
     const answers: string[] = [JSON.stringify(serve.summary)];
@@ -123,13 +125,14 @@ describe('secrets never leave the service', () => {
     expect(receiver.received.length).toBeGreaterThanOrEqual(3);
     await serve.stop('SIGTERM');
 
-    const inspect = openService({ dataDir });
-    const notifySecrets = Object.values(a.channels)
-      .concat(Object.values(b.channels))
-      .flatMap((id) => Object.entries(inspect.services.channels.config(inspect.services.channels.require(id))))
+    const inspect = await testService({ dataDir });
+    const { channels } = inspect.services;
+    const channelRows = await inspect.store.read((tx) => Promise.all([...Object.values(a.channels), ...Object.values(b.channels)].map((id) => channels.require(tx, id))));
+    const notifySecrets = channelRows
+      .flatMap((row) => Object.entries(channels.config(row)))
       .filter(([key]) => !Object.keys(channelSecrets).includes(key))
       .map(([, value]) => value);
-    inspect.close();
+    await inspect.close();
     expect(notifySecrets.length).toBeGreaterThan(0); // the sandbox's notification secret was created and used
     const masterKey = fs.readFileSync(path.join(dataDir, 'master.key'), 'utf8').trim();
     const secrets = [a.apiSecret, b.apiSecret, newSecret, ...Object.values(channelSecrets), 'PXPASS-91c4e8', ...notifySecrets, masterKey, Buffer.from(masterKey, 'base64').toString('hex')];

@@ -11,7 +11,9 @@ import type { MerchantConsoleService } from '../../../src-main/service';
 import { consoleApiContract, type ConsoleResponse } from '../../../src-shared/console-api/contract';
 import { CONSOLE_METHODS, type ConsoleMethod } from '../../../src-shared/console-api/methods';
 import type { Envelope } from '../../../src-shared/errors';
-import { manualClock, rowCount, seedMerchant, testService, type SeededMerchant } from '../../support/service-harness';
+import { createIdempotencyRepository } from '../../../src-main/repositories/idempotency-repository';
+import { adjustmentIdempotencyKey, consoleIdempotencyKey } from '../../../src-main/services/idempotency-service';
+import { allowPrivateCallbacks, manualClock, read, rowCount, seedMerchant, testService, write, type SeededMerchant } from '../../support/service-harness';
 import { ALPHA_CARD, ALPHA_PERSONAL } from '../../support/alpha-fixtures';
 
 const covered = new Set<ConsoleMethod>();
@@ -27,10 +29,10 @@ interface Ctx {
 // 2026-01-01 10:00:00 Beijing time
 const T0 = 1767232800;
 
-function setup(): Ctx {
+async function setup(): Promise<Ctx> {
   const clock = manualClock(T0);
-  const service = testService({ clock });
-  const m = seedMerchant(service, 'Test Merchant', { balance: 100_000_000 });
+  const service = await testService({ clock });
+  const m = await seedMerchant(service, 'Test Merchant', { balance: 100_000_000 });
   const ctx = { applied: 0 } as Ctx;
   ctx.handlers = createConsoleHandlers(service, {
     version: '9.9.9-test',
@@ -42,6 +44,12 @@ function setup(): Ctx {
     },
   });
   return Object.assign(ctx, { service, clock, m });
+}
+
+const idempotencyKeys = createIdempotencyRepository();
+/** The idempotency key stored for the merchant under exactly this text, if any. */
+function storedKey(c: Ctx, merchantId: number, key: string) {
+  return read(c.service, (tx) => idempotencyKeys.find(tx, merchantId, key));
 }
 
 async function call(c: Ctx, method: string, request: unknown): Promise<Envelope<unknown>> {
@@ -74,8 +82,8 @@ const alphaCard = ALPHA_CARD;
 
 describe('console contract: public and merchant-scoped calls', () => {
   let c: Ctx;
-  beforeEach(() => {
-    c = setup();
+  beforeEach(async () => {
+    c = await setup();
   });
 
   it('getServiceInfo answers version, data dir and listener URL', async () => {
@@ -101,7 +109,7 @@ describe('console contract: public and merchant-scoped calls', () => {
   });
 
   it('listPayChannels gives the form what it enforces: pay methods, limits, effective fees', async () => {
-    c.service.services.channels.link({ merchant_id: c.m.id, channel_id: c.m.channels.gamma, service_rate: '0.01' });
+    await write(c.service, (tx) => c.service.services.channels.link(tx, { merchant_id: c.m.id, channel_id: c.m.channels.gamma, service_rate: '0.01' }));
     const all = await ok(c, 'listPayChannels', { merchant_id: c.m.id });
     expect(all.total).toBe(3);
     const gamma = all.list.find((ch) => ch.id === c.m.channels.gamma)!;
@@ -114,7 +122,7 @@ describe('console contract: public and merchant-scoped calls', () => {
       max_amount: '50000.00',
       fees: { service_rate: '0.01', passage_rate: '0.002', deposit_rate: 50, base_rate: 30 },
     });
-    c.service.services.channels.update({ id: c.m.channels.alpha, enabled: false });
+    await write(c.service, (tx) => c.service.services.channels.update(tx, { id: c.m.channels.alpha, enabled: false }));
     const beta = await ok(c, 'listPayChannels', { merchant_id: c.m.id, category: 'beta' });
     expect(beta.list.map((ch) => ch.category)).toEqual(['beta']);
     expect((await ok(c, 'listPayChannels', { merchant_id: c.m.id, category: 'alpha' })).total).toBe(0);
@@ -125,13 +133,13 @@ describe('console contract: public and merchant-scoped calls', () => {
   });
 
   it('createOrder (buy) goes through the same rules as the API and answers the Buy order resource', async () => {
-    const before = rowCount(c.service, 'orders');
+    const before = await rowCount(c.service, 'orders');
     const created = await buy(c, 100.5, { customer_name: '李四' });
     expect(created).toMatchObject({ order_type: 1, status: 'pending', cny_amount: '100.50', merchant_amount: '100.50', payment_method: 'alipay' });
     // 10050 fen: service R(10050×0.006)=60, deposit R(10050×50/10000)=50
     expect(created).toMatchObject({ service_amount: 60, deposit_amount: 50, merchant_actual_amount: 9940 });
     expect('pay_url' in created && created.pay_url).toMatch(/\/pay\/[A-Za-z0-9_-]{20,}$/);
-    expect(rowCount(c.service, 'orders')).toBe(before + 1);
+    expect(await rowCount(c.service, 'orders')).toBe(before + 1);
 
     const req = { merchant_id: c.m.id, order_type: 1, paychannel_id: c.m.channels.beta, paychannel_paymethod: 'alipay' };
     const cases: [Record<string, unknown>, number, string][] = [
@@ -145,28 +153,30 @@ describe('console contract: public and merchant-scoped calls', () => {
       [{ ...req, cny_amount: '10', merchant_id: 999 }, 3001, 'merchant_id: merchant 999 not found'],
     ];
     for (const [request, code, msg] of cases) await fails(c, 'createOrder', request, code, msg);
-    expect(rowCount(c.service, 'orders')).toBe(before + 1);
+    expect(await rowCount(c.service, 'orders')).toBe(before + 1);
 
-    c.service.services.merchants.update({ id: c.m.id, enabled: false });
+    await write(c.service, (tx) => c.service.services.merchants.update(tx, { id: c.m.id, enabled: false }));
     await fails(c, 'createOrder', { ...req, cny_amount: '10' }, 4001, `merchant_id: merchant ${c.m.id} is disabled`);
-    expect(rowCount(c.service, 'orders')).toBe(before + 1);
+    expect(await rowCount(c.service, 'orders')).toBe(before + 1);
   });
 
   it('createOrder with idempotency_key: a retry answers the first order; other fields are refused; nothing extra written', async () => {
     const req = { merchant_id: c.m.id, order_type: 1, cny_amount: '12.30', paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank', idempotency_key: 'form-7f3a' };
     const first = await ok(c, 'createOrder', req);
-    const before = rowCount(c.service, 'orders');
+    const before = await rowCount(c.service, 'orders');
     c.clock.advance(30);
     expect(await ok(c, 'createOrder', { ...req, cny_amount: 12.3 })).toEqual(first);
-    expect(rowCount(c.service, 'orders')).toBe(before);
+    expect(await rowCount(c.service, 'orders')).toBe(before);
     await fails(c, 'createOrder', { ...req, cny_amount: '12.31' }, 4003, 'idempotency_key: already used with different order fields');
     await fails(c, 'createOrder', { ...req, idempotency_key: ' padded' }, 1001, /^idempotency_key: must be 1-255 printable ASCII/);
     await fails(c, 'createOrder', { ...req, idempotency_key: 'x'.repeat(256) }, 1001, /^idempotency_key: must be 1-255 printable ASCII/);
-    expect(rowCount(c.service, 'orders')).toBe(before);
+    expect(await rowCount(c.service, 'orders')).toBe(before);
+    // The console key is stored in a namespace of its own.
+    expect(await storedKey(c, c.m.id, consoleIdempotencyKey('form-7f3a'))).toMatchObject({ order_id: expect.any(Number) });
     // The same text as an HTTP Idempotency-Key of this merchant is another key.
-    expect(c.service.services.idempotency.replayFor(c.m.id, 'form-7f3a', 'whatever')).toBeUndefined();
+    expect(await storedKey(c, c.m.id, 'form-7f3a')).toBeUndefined();
     // Whatever the HTTP key's text: no HTTP key reaches a console key.
-    expect(c.service.services.idempotency.replayFor(c.m.id, 'console:form-7f3a', 'whatever')).toBeUndefined();
+    expect(await storedKey(c, c.m.id, 'console:form-7f3a')).toBeUndefined();
     const other = await ok(c, 'createOrder', { ...req, idempotency_key: 'form-8b1c' });
     expect(other.order_no).not.toBe(first.order_no);
   });
@@ -180,8 +190,8 @@ describe('console contract: public and merchant-scoped calls', () => {
     const created = await ok(c, 'createOrder', { ...alpha, alpha_personal_data: alphaPersonal, alpha_card_info: alphaCard });
     expect(created).toMatchObject({ order_type: 2, customer_payment_method: { real_name: '张三', card_number: '622202*********3445' } });
 
-    const before = rowCount(c.service, 'orders');
-    const pmBefore = rowCount(c.service, 'payment_methods');
+    const before = await rowCount(c.service, 'orders');
+    const pmBefore = await rowCount(c.service, 'payment_methods');
     await fails(c, 'createOrder', alpha, 1001, 'alpha_personal_data: is required on alpha channels');
     await fails(c, 'createOrder', { ...alpha, alpha_personal_data: { ...alphaPersonal, cert_no: '110105194912310021' }, alpha_card_info: alphaCard }, 1001,
       'alpha_personal_data.cert_no: has a wrong check digit (GB 11643)');
@@ -191,8 +201,8 @@ describe('console contract: public and merchant-scoped calls', () => {
       /^alpha_card_info\.area_id: 310100 is not a city of province 110000/);
     await fails(c, 'createOrder', { ...sell, alpha_card_info: alphaCard }, 1001, 'alpha_card_info: not accepted on beta channels');
     await fails(c, 'createOrder', { ...sell, customer_name: 'x' }, 1001, 'customer_name: unknown parameter');
-    expect(rowCount(c.service, 'orders')).toBe(before);
-    expect(rowCount(c.service, 'payment_methods')).toBe(pmBefore);
+    expect(await rowCount(c.service, 'orders')).toBe(before);
+    expect(await rowCount(c.service, 'payment_methods')).toBe(pmBefore);
   });
 
   it('listOrders: newest first, every filter, order-number prefix and exact search', async () => {
@@ -201,7 +211,7 @@ describe('console contract: public and merchant-scoped calls', () => {
     const s1 = await ok(c, 'createOrder', { merchant_id: c.m.id, order_type: 2, cny_amount: '20', paychannel_id: c.m.channels.gamma, paychannel_paymethod: 'wxpay' });
     c.clock.advance(60);
     const b2 = await buy(c, '30');
-    const other = seedMerchant(c.service, 'Other');
+    const other = await seedMerchant(c.service, 'Other');
     await ok(c, 'createOrder', { merchant_id: other.id, order_type: 1, cny_amount: '40', paychannel_id: other.channels.beta, paychannel_paymethod: 'bank' });
 
     const all = await ok(c, 'listOrders', { merchant_id: c.m.id });
@@ -290,7 +300,7 @@ describe('console contract: public and merchant-scoped calls', () => {
       ['channel', 300, 'informational'],
     ]);
 
-    const other = seedMerchant(c.service, 'Other');
+    const other = await seedMerchant(c.service, 'Other');
     await fails(c, 'getOrder', { merchant_id: other.id, order_no: b.order_no }, 3001, `order_no: order ${b.order_no} not found`);
     await fails(c, 'getOrder', { merchant_id: c.m.id, order_no: 'B0' }, 3001, 'order_no: order B0 not found');
     await fails(c, 'getOrder', { merchant_id: c.m.id }, 1001, 'order_no: is required');
@@ -379,11 +389,11 @@ describe('console contract: public and merchant-scoped calls', () => {
   });
 
   it('createOrder (sell) beyond the available balance is refused with 409 and writes nothing', async () => {
-    const poor = seedMerchant(c.service, 'Poor', { balance: 5000 });
-    const orders = rowCount(c.service, 'orders');
-    const txs = rowCount(c.service, 'ledger_transactions');
+    const poor = await seedMerchant(c.service, 'Poor', { balance: 5000 });
+    const orders = await rowCount(c.service, 'orders');
+    const txs = await rowCount(c.service, 'ledger_transactions');
     await fails(c, 'createOrder', { merchant_id: poor.id, order_type: 2, cny_amount: '100', paychannel_id: poor.channels.beta, paychannel_paymethod: 'bank' }, 4002, /balance/);
-    expect([rowCount(c.service, 'orders'), rowCount(c.service, 'ledger_transactions')]).toEqual([orders, txs]);
+    expect([await rowCount(c.service, 'orders'), await rowCount(c.service, 'ledger_transactions')]).toEqual([orders, txs]);
     expect(await ok(c, 'getBalances', { merchant_id: poor.id })).toEqual({ available: 5000, frozen: 0, deposit: 0 });
   });
 
@@ -401,7 +411,7 @@ describe('console contract: public and merchant-scoped calls', () => {
     expect(released.ledger.map((t) => t.kind)).toEqual(['sell_freeze', 'sell_release']);
     expect(await ok(c, 'getBalances', { merchant_id: c.m.id })).toEqual({ available: 100_000_000, frozen: 0, deposit: 0 });
 
-    const other = seedMerchant(c.service, 'Other');
+    const other = await seedMerchant(c.service, 'Other');
     const b2 = await buy(c, '11');
     await fails(c, 'cancelOrder', { merchant_id: other.id, order_no: b2.order_no, reason: 'x' }, 3001, `order_no: order ${b2.order_no} not found`);
     await fails(c, 'cancelOrder', { merchant_id: c.m.id, order_no: b2.order_no, reason: '  ' }, 1001, 'reason: must be at least 1 characters');
@@ -409,7 +419,8 @@ describe('console contract: public and merchant-scoped calls', () => {
   });
 
   it('simulateOrderOutcome and resendCallback: sandbox outcomes through the signed notification, callbacks queued and listed', async () => {
-    c.service.services.merchants.update({ id: c.m.id, callback_url: 'http://127.0.0.1:9/callback' });
+    await allowPrivateCallbacks(c.service);
+    await write(c.service, (tx) => c.service.services.merchants.update(tx, { id: c.m.id, callback_url: 'http://127.0.0.1:9/callback' }));
     const b = await buy(c, '100');
     c.clock.advance(3);
     const paid = await ok(c, 'simulateOrderOutcome', { merchant_id: c.m.id, order_no: b.order_no, action: 'pay' });
@@ -435,14 +446,14 @@ describe('console contract: public and merchant-scoped calls', () => {
     await fails(c, 'simulateOrderOutcome', { merchant_id: c.m.id, order_no: s.order_no, action: 'pay' }, 4004, /pay applies to buy orders only/);
     await fails(c, 'simulateOrderOutcome', { merchant_id: c.m.id, order_no: s.order_no, action: 'refund' }, 1001, 'action: must be one of pay, complete, fail');
 
-    const other = seedMerchant(c.service, 'Other');
+    const other = await seedMerchant(c.service, 'Other');
     await fails(c, 'simulateOrderOutcome', { merchant_id: other.id, order_no: b.order_no, action: 'pay' }, 3001, `order_no: order ${b.order_no} not found`);
     await fails(c, 'resendCallback', { merchant_id: other.id, order_no: b.order_no }, 3001, `order_no: order ${b.order_no} not found`);
     const b2 = await buy(c, '5');
-    c.service.services.merchants.update({ id: c.m.id, callback_url: null });
-    const deliveries = rowCount(c.service, 'callback_deliveries');
+    await write(c.service, (tx) => c.service.services.merchants.update(tx, { id: c.m.id, callback_url: null }));
+    const deliveries = await rowCount(c.service, 'callback_deliveries');
     await fails(c, 'resendCallback', { merchant_id: c.m.id, order_no: b2.order_no }, 4001, `callback_url: merchant ${c.m.id} has no callback URL`);
-    expect(rowCount(c.service, 'callback_deliveries')).toBe(deliveries);
+    expect(await rowCount(c.service, 'callback_deliveries')).toBe(deliveries);
   });
 
   it('an unknown method and a missing merchant are clear errors', async () => {
@@ -453,8 +464,8 @@ describe('console contract: public and merchant-scoped calls', () => {
 
 describe('console contract: operator calls', () => {
   let c: Ctx;
-  beforeEach(() => {
-    c = setup();
+  beforeEach(async () => {
+    c = await setup();
   });
 
   it('merchants: create shows the secret once, list/update never do, rotate replaces it', async () => {
@@ -473,13 +484,17 @@ describe('console contract: operator calls', () => {
 
     const rotated = await ok(c, 'rotateMerchantSecret', { id: created.id });
     expect(rotated.api_secret).not.toBe(created.api_secret);
-    expect(c.service.services.merchants.secretOf(c.service.ctx.repos.merchants.findById(created.id)!)).toBe(rotated.api_secret);
+    const { merchants } = c.service.services;
+    expect(merchants.secretOf(await read(c.service, (tx) => merchants.require(tx, created.id)))).toBe(rotated.api_secret);
 
-    const before = rowCount(c.service, 'merchants');
+    const before = await rowCount(c.service, 'merchants');
     await fails(c, 'createMerchant', { name: 'X', callback_url: 'ftp://x' }, 1001, 'callback_url: must be an http:// or https:// URL');
+    await fails(c, 'createMerchant', { name: 'X', callback_url: 'https://u:pw@shop.example/cb' }, 1001, /^callback_url: must not contain a user name or password/);
+    await fails(c, 'createMerchant', { name: 'X', callback_url: 'http://169.254.169.254/' }, 1001, /^callback_url: 169\.254\.169\.254 is a link-local address/);
+    await fails(c, 'updateMerchant', { id: created.id, callback_url: 'http://[::1]:9000/cb' }, 1001, /^callback_url: ::1 is a loopback address/);
     await fails(c, 'createMerchant', { name: '   ' }, 1001, 'name: must be at least 1 characters');
     await fails(c, 'createMerchant', { name: 'X', sign_type: 'sha1' }, 1001, 'sign_type: must be one of hmac-sha256, md5');
-    expect(rowCount(c.service, 'merchants')).toBe(before);
+    expect(await rowCount(c.service, 'merchants')).toBe(before);
     await fails(c, 'updateMerchant', { id: 999, name: 'x' }, 3001, 'merchant_id: merchant 999 not found');
     await fails(c, 'rotateMerchantSecret', { id: 'one' }, 1001, 'id: must be an integer');
   });
@@ -504,13 +519,14 @@ describe('console contract: operator calls', () => {
     const list = await ok(c, 'listChannels', {});
     expect(list.map((ch) => ch.id)).toContain(created.id);
     expect(JSON.stringify(list)).not.toContain('rotated-key-value');
-    expect(c.service.services.channels.config(c.service.ctx.repos.channels.findById(created.id)!)).toEqual({ key: 'rotated-key-value' });
+    const { channels } = c.service.services;
+    expect(channels.config(await read(c.service, (tx) => channels.require(tx, created.id)))).toEqual({ key: 'rotated-key-value' });
 
-    const before = rowCount(c.service, 'channels');
+    const before = await rowCount(c.service, 'channels');
     await fails(c, 'createChannel', { category: 'alpha', name: 'X', pay_methods: [] }, 1001, 'pay_methods: must name at least one of wxpay, alipay, bank');
     await fails(c, 'createChannel', { category: 'alpha', name: 'X', pay_methods: ['bank'], min_amount: '5', max_amount: '1' }, 1001, 'max_amount: must not be below min_amount');
     await fails(c, 'createChannel', { category: 'alpha', name: 'X', pay_methods: ['bank'], service_rate: '1.5' }, 1001, /^service_rate: must be a decimal fraction/);
-    expect(rowCount(c.service, 'channels')).toBe(before);
+    expect(await rowCount(c.service, 'channels')).toBe(before);
     await fails(c, 'updateChannel', { id: created.id, min_amount: '30000' }, 1001, 'max_amount: must not be below min_amount');
     await fails(c, 'updateChannel', { id: 999, name: 'x' }, 3001, 'channel_id: channel 999 not found');
   });
@@ -543,10 +559,10 @@ describe('console contract: operator calls', () => {
     expect(JSON.stringify(list)).not.toContain('6225880112345678');
     expect(await ok(c, 'setPaymentMethodEnabled', { id: added.id, enabled: false })).toMatchObject({ id: added.id, enabled: false });
 
-    const before = rowCount(c.service, 'payment_methods');
+    const before = await rowCount(c.service, 'payment_methods');
     await fails(c, 'addPaymentMethod', { merchant_id: c.m.id, kind: 'cash', card_number: '1234', real_name: 'x' }, 1001, 'kind: must be one of wxpay, alipay, bank');
     await fails(c, 'addPaymentMethod', { merchant_id: 999, kind: 'bank', card_number: '12345678', real_name: 'x' }, 3001, 'merchant_id: merchant 999 not found');
-    expect(rowCount(c.service, 'payment_methods')).toBe(before);
+    expect(await rowCount(c.service, 'payment_methods')).toBe(before);
     await fails(c, 'setPaymentMethodEnabled', { id: 999, enabled: true }, 3001, 'payment_method_id: payment method 999 not found');
     await fails(c, 'setPaymentMethodEnabled', { id: added.id }, 1001, 'enabled: is required');
   });
@@ -557,32 +573,32 @@ describe('console contract: operator calls', () => {
     const down = await ok(c, 'adjustBalance', { merchant_id: c.m.id, amount: '-0.50', reason: 'fee correction' });
     expect(down.balances.available).toBe(100_010_000);
 
-    const txs = rowCount(c.service, 'ledger_transactions');
+    const txs = await rowCount(c.service, 'ledger_transactions');
     await fails(c, 'adjustBalance', { merchant_id: c.m.id, amount: '-2000000', reason: 'too much' }, 4002, /balance/);
     await fails(c, 'adjustBalance', { merchant_id: c.m.id, amount: '12.345', reason: 'x' }, 1001, 'amount: must be a signed amount of yuan such as -50.00 or +100');
     await fails(c, 'adjustBalance', { merchant_id: c.m.id, amount: '1', reason: '' }, 1001, 'reason: must be at least 1 characters');
     await fails(c, 'adjustBalance', { merchant_id: 999, amount: '1', reason: 'x' }, 3001, 'merchant_id: merchant 999 not found');
-    expect(rowCount(c.service, 'ledger_transactions')).toBe(txs);
+    expect(await rowCount(c.service, 'ledger_transactions')).toBe(txs);
   });
 
   it('adjustBalance with idempotency_key: a retry answers the first adjustment and books nothing; other fields are refused', async () => {
     const req = { merchant_id: c.m.id, amount: '+250.00', reason: 'top-up by bank transfer', idempotency_key: 'form-adj-1' };
-    const txsBefore = rowCount(c.service, 'ledger_transactions');
-    const entriesBefore = rowCount(c.service, 'ledger_entries');
+    const txsBefore = await rowCount(c.service, 'ledger_transactions');
+    const entriesBefore = await rowCount(c.service, 'ledger_entries');
     const first = await ok(c, 'adjustBalance', req);
     expect(first).toMatchObject({ amount: 25_000, balances: { available: 100_025_000 } });
-    expect(rowCount(c.service, 'ledger_transactions')).toBe(txsBefore + 1);
-    const entriesAfterFirst = rowCount(c.service, 'ledger_entries');
+    expect(await rowCount(c.service, 'ledger_transactions')).toBe(txsBefore + 1);
+    const entriesAfterFirst = await rowCount(c.service, 'ledger_entries');
     expect(entriesAfterFirst).toBe(entriesBefore + 2);
-    const keysAfterFirst = rowCount(c.service, 'idempotency_keys');
+    const keysAfterFirst = await rowCount(c.service, 'idempotency_keys');
 
     // The answer was lost and the operator retries (the same amount written another way is the same adjustment).
     c.clock.advance(30);
     expect(await ok(c, 'adjustBalance', req)).toEqual(first);
     expect(await ok(c, 'adjustBalance', { ...req, amount: '250' })).toEqual(first);
-    expect(rowCount(c.service, 'ledger_transactions')).toBe(txsBefore + 1);
-    expect(rowCount(c.service, 'ledger_entries')).toBe(entriesAfterFirst);
-    expect(c.service.services.ledger.balances(c.m.id).available).toBe(100_025_000);
+    expect(await rowCount(c.service, 'ledger_transactions')).toBe(txsBefore + 1);
+    expect(await rowCount(c.service, 'ledger_entries')).toBe(entriesAfterFirst);
+    expect((await read(c.service, (tx) => c.service.services.ledger.balances(tx, c.m.id))).available).toBe(100_025_000);
 
     const msg = 'idempotency_key: already used with a different adjustment (amount or reason)';
     await fails(c, 'adjustBalance', { ...req, amount: '+250.01' }, 4003, msg);
@@ -591,17 +607,17 @@ describe('console contract: operator calls', () => {
     await fails(c, 'adjustBalance', { ...req, idempotency_key: ' padded' }, 1001, /^idempotency_key: must be 1-255 printable ASCII/);
     await fails(c, 'adjustBalance', { ...req, idempotency_key: 'x'.repeat(256) }, 1001, /^idempotency_key: must be 1-255 printable ASCII/);
     await fails(c, 'adjustBalance', { ...req, idempotency_key: '' }, 1001, /^idempotency_key: must be 1-255 printable ASCII/);
-    expect(rowCount(c.service, 'ledger_transactions')).toBe(txsBefore + 1);
-    expect(rowCount(c.service, 'ledger_entries')).toBe(entriesAfterFirst);
-    expect(rowCount(c.service, 'idempotency_keys')).toBe(keysAfterFirst);
+    expect(await rowCount(c.service, 'ledger_transactions')).toBe(txsBefore + 1);
+    expect(await rowCount(c.service, 'ledger_entries')).toBe(entriesAfterFirst);
+    expect(await rowCount(c.service, 'idempotency_keys')).toBe(keysAfterFirst);
 
     // A refused first attempt keeps no key: the same key works once the adjustment is possible.
     await fails(c, 'adjustBalance', { ...req, amount: '-5000000', idempotency_key: 'form-adj-2' }, 4002, /balance/);
-    expect(rowCount(c.service, 'idempotency_keys')).toBe(keysAfterFirst);
+    expect(await rowCount(c.service, 'idempotency_keys')).toBe(keysAfterFirst);
     const second = await ok(c, 'adjustBalance', { ...req, amount: '-5', idempotency_key: 'form-adj-2' });
     expect(second.transaction_id).not.toBe(first.transaction_id);
     expect(second.balances.available).toBe(100_024_500);
-    expect(rowCount(c.service, 'ledger_transactions')).toBe(txsBefore + 2);
+    expect(await rowCount(c.service, 'ledger_transactions')).toBe(txsBefore + 2);
   });
 
   it('adjustBalance keys live apart from createOrder keys and HTTP Idempotency-Key values of the merchant', async () => {
@@ -612,13 +628,15 @@ describe('console contract: operator calls', () => {
     // Each method replays its own first answer under the same text.
     expect(await buy(c, '12.30', { idempotency_key: key })).toEqual(order);
     expect(await ok(c, 'adjustBalance', { merchant_id: c.m.id, amount: '1', reason: 'r', idempotency_key: key })).toEqual(adjusted);
-    const { idempotency } = c.service.services;
+    // Each is stored in a namespace of its own.
+    expect(await storedKey(c, c.m.id, consoleIdempotencyKey(key))).toBeDefined();
+    expect(await storedKey(c, c.m.id, adjustmentIdempotencyKey(key))).toBeDefined();
     // No HTTP key (printable ASCII) reaches the adjustment's stored key, whatever its text.
-    expect(idempotency.replayFor(c.m.id, key, 'whatever')).toBeUndefined();
-    expect(idempotency.replayFor(c.m.id, `adjustment:${key}`, 'whatever')).toBeUndefined();
-    expect(idempotency.replayFor(c.m.id, `adjustment.${key}`, 'whatever')).toBeUndefined();
+    expect(await storedKey(c, c.m.id, key)).toBeUndefined();
+    expect(await storedKey(c, c.m.id, `adjustment:${key}`)).toBeUndefined();
+    expect(await storedKey(c, c.m.id, `adjustment.${key}`)).toBeUndefined();
     // Another merchant's adjustment with the same key is its own.
-    const other = seedMerchant(c.service, 'Other Merchant');
+    const other = await seedMerchant(c.service, 'Other Merchant');
     const elsewhere = await ok(c, 'adjustBalance', { merchant_id: other.id, amount: '1', reason: 'r', idempotency_key: key });
     expect(elsewhere.merchant_id).toBe(other.id);
     expect(elsewhere.transaction_id).not.toBe(adjusted.transaction_id);
@@ -639,14 +657,14 @@ describe('console contract: operator calls', () => {
     // The host applied them before answering, so the answer shows the outcome.
     expect(c.applied).toBe(1);
     expect(updated.listener_error).toBe('port 18301 on 0.0.0.0 is already in use');
-    expect(c.service.services.settings.listener()).toEqual(updated.listener);
+    expect((await read(c.service, (tx) => c.service.services.settings.listener(tx)))).toEqual(updated.listener);
     expect((await ok(c, 'updateListenerSettings', { base_path: '/' })).listener.base_path).toBe('');
 
     await fails(c, 'updateListenerSettings', { port: 70000 }, 1001, 'port: must be at most 65535');
     await fails(c, 'updateListenerSettings', { host: 'bad host!' }, 1001, /^host: must be an IP address/);
     await fails(c, 'updateListenerSettings', { base_path: 'no-slash' }, 1001, /^base_path: must look like \/segment/);
     await fails(c, 'updateListenerSettings', { enabled: 'yes' }, 1001, 'enabled: must be a boolean');
-    expect(c.service.services.settings.listener()).toMatchObject({ port: 18301, base_path: '' });
+    expect((await read(c.service, (tx) => c.service.services.settings.listener(tx)))).toMatchObject({ port: 18301, base_path: '' });
     expect(c.applied).toBe(2); // refused updates apply nothing
   });
 });

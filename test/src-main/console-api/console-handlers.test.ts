@@ -10,8 +10,8 @@ describe('console API dispatch', () => {
   });
 
   it('validates the request and answers with the envelope', async () => {
-    const service = testService();
-    const m = seedMerchant(service);
+    const service = await testService();
+    const m = await seedMerchant(service);
     const handlers = createConsoleHandlers(service, { version: '0.0.0-test', listenerUrl: () => null });
 
     const ok = await dispatchConsoleCall(handlers, 'listPayChannels', { merchant_id: m.id, category: 'beta' });
@@ -29,7 +29,7 @@ describe('console API dispatch', () => {
   });
 
   it('never returns internal error details', async () => {
-    const service = testService();
+    const service = await testService();
     const handlers = createConsoleHandlers(service, { version: '0.0.0-test', listenerUrl: () => null });
     const logged: unknown[] = [];
     handlers.listMerchants = () => {

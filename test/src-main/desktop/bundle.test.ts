@@ -68,9 +68,9 @@ describe('electron-vite bundles', () => {
     const appData = tempDir('mc-bundle-appdata-');
     const dataDir = path.join(appData, 'merchant-console');
     const port = await freePort();
-    const seed = openService({ dataDir });
-    seed.services.settings.updateListener({ port });
-    seed.close();
+    const seed = await openService({ dataDir });
+    await seed.store.write((tx) => seed.services.settings.updateListener(tx, { port }));
+    await seed.close();
     fs.mkdirSync(path.join(outDir, 'renderer'), { recursive: true });
     fs.writeFileSync(path.join(outDir, 'renderer', 'index.html'), '<!doctype html><title>stub</title>');
 

@@ -28,9 +28,9 @@ const consoleFrame: Frame = { url: 'app://console/index.html#/orders', parent: n
 const eventFrom = (frame: Frame | null) => ({ senderFrame: frame }) as unknown as IpcMainInvokeEvent;
 
 /** A real service on a temp data dir behind the IPC wrapper, with a spy on what reaches the handlers. */
-function setup() {
-  const service = testService();
-  const merchant = seedMerchant(service);
+async function setup() {
+  const service = await testService();
+  const merchant = await seedMerchant(service);
   const real = createConsoleHandlers(service, { version: '0.1.0-test', listenerUrl: () => null });
   const reached: string[] = [];
   const handlers = Object.fromEntries(
@@ -57,15 +57,15 @@ function setup() {
 }
 
 describe('console IPC wrapper', () => {
-  it('registers exactly one handler per contract method, on its namespaced channel, and removes them', () => {
-    const { ipc, unregister } = setup();
+  it('registers exactly one handler per contract method, on its namespaced channel, and removes them', async () => {
+    const { ipc, unregister } = await setup();
     expect([...ipc.handlers.keys()].sort()).toEqual(CONSOLE_METHODS.map((m) => `console-api:${m}`).sort());
     unregister();
     expect(ipc.handlers.size).toBe(0);
   });
 
   it('passes a valid call from the console window to the service and answers with the envelope', async () => {
-    const { merchant, call, reached } = setup();
+    const { merchant, call, reached } = await setup();
     const res = await call('listPayChannels', eventFrom(consoleFrame), { merchant_id: merchant.id, category: 'alpha' });
     expect(res.code).toBe(1);
     expect(res.data).toMatchObject({ total: 1, list: [{ id: merchant.channels.alpha, category: 'alpha' }] });
@@ -76,7 +76,7 @@ describe('console IPC wrapper', () => {
   });
 
   it('rejects a foreign sender before any service runs', async () => {
-    const { merchant, call, reached, warnings } = setup();
+    const { merchant, call, reached, warnings } = await setup();
     const foreign: (Frame | null)[] = [
       { url: 'https://evil.example/', parent: null },
       { url: 'app://evil/index.html', parent: null },
@@ -95,7 +95,7 @@ describe('console IPC wrapper', () => {
   });
 
   it('rejects an invalid payload with the field named, before any service runs', async () => {
-    const { merchant, call, reached } = setup();
+    const { merchant, call, reached } = await setup();
     const cases: [string, unknown[], RegExp][] = [
       ['listOrders', [{ merchant_id: merchant.id, limit: 1000 }], /^limit: /],
       ['listOrders', [{ merchant_id: 'one' }], /^merchant_id: /],
@@ -114,12 +114,12 @@ describe('console IPC wrapper', () => {
   });
 
   it('service errors cross as {code, msg}; internal errors never leak details', async () => {
-    const { service, call } = setup();
+    const { service, call } = await setup();
     const missing = await call('listOrders', eventFrom(consoleFrame), { merchant_id: 9999 });
     expect(missing.code).toBe(3001);
     expect(missing.data).toBeNull();
 
-    service.db.close();
+    await service.close();
     const broken = await call('listMerchants', eventFrom(consoleFrame), {});
     expect(broken).toEqual({ code: 5000, msg: 'internal error', data: null });
   });

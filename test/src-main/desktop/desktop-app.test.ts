@@ -2,12 +2,15 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openService, type MerchantConsoleService } from '../../../src-main/service';
-import { SAFETY_NET_FRAMES } from '../../../src-main/store/checkpointer';
+import type { MerchantConsoleService } from '../../../src-main/service';
+import { SAFETY_NET_FRAMES } from '../../../src-main/store/sqlite/checkpointer';
+import type { SqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
+import { StoreError, type Store } from '../../../src-main/store/store';
 import { acquireDataDirLock } from '../../../src-main/store/data-dir';
 import { CONSOLE_METHODS, ipcChannelOf } from '../../../src-shared/console-api/methods';
 import { DEFAULT_BASE_PATH } from '../../../src-shared/constants';
 import { contentSecurityPolicy } from '../../../src-main/desktop/content-security';
+import { testService } from '../../support/service-harness';
 import { tempDir } from '../../support/temp-dir';
 import { fake, FakeBrowserWindow, resetFakeElectron } from './support/fake-electron';
 
@@ -87,6 +90,17 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Whether the store still runs units of work (closed: they are refused with STORE_CLOSED). */
+async function isOpen(store: Store): Promise<boolean> {
+  try {
+    await store.read((tx) => tx.get('SELECT 1'));
+    return true;
+  } catch (err) {
+    if (err instanceof StoreError && err.code === 'STORE_CLOSED') return false;
+    throw err;
+  }
+}
+
 async function until(predicate: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 2000 && !predicate(); i++) await new Promise((r) => setTimeout(r, 5));
   if (!predicate()) throw new Error(`gave up waiting: ${what}`);
@@ -123,7 +137,8 @@ describe('desktop app lifecycle (electron mocked, real service)', () => {
 
     const service = desktop.service()!;
     expect(service.dataDir).toBe(path.resolve(dataDir));
-    expect(service.db.open).toBe(true);
+    expect(service.store.dialect).toBe('sqlite');
+    expect(await isOpen(service.store)).toBe(true);
     // The master key went into the (fake) OS keychain, not a plain file.
     expect(fs.existsSync(path.join(dataDir, 'master.key.safe'))).toBe(true);
     expect(fs.existsSync(path.join(dataDir, 'master.key'))).toBe(false);
@@ -183,15 +198,17 @@ describe('desktop app lifecycle (electron mocked, real service)', () => {
         order.push(`background started, listener ${desktopRef?.listener()?.url ? 'up' : 'down'}`);
         return {
           stop: async () => {
-            order.push(`background stopped, listener ${desktopRef?.listener()?.url ? 'up' : 'down'}, db ${service.db.open ? 'open' : 'closed'}`);
+            order.push(`background stopped, listener ${desktopRef?.listener()?.url ? 'up' : 'down'}, db ${(await isOpen(service.store)) ? 'open' : 'closed'}`);
           },
+          wake: () => undefined,
         };
       },
-      checkpointer: (db) => {
+      checkpointer: (store) => {
         order.push('checkpointer started');
         return {
           stop: async () => {
-            order.push(`checkpointer stopped, db ${db.open ? 'open' : 'closed'}`);
+            order.push(`checkpointer stopped, db ${(await isOpen(store)) ? 'open' : 'closed'}`);
+            return 0;
           },
         };
       },
@@ -219,14 +236,14 @@ describe('desktop app lifecycle (electron mocked, real service)', () => {
     await until(() => desktop.state() === 'stopping', 'stopping');
     expect(fake.ipcMain.handlers.size).toBe(0);
     // Still draining: the database stays open for the request in flight.
-    expect(service.db.open).toBe(true);
+    expect(await isOpen(service.store)).toBe(true);
     socket.write(body);
     const response = (await answer).replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, '');
     expect(response).toMatch(/^HTTP\/1\.1 401/);
     expect(response).toMatch(/"code":2002/);
 
     await until(() => desktop.state() === 'stopped', 'stopped');
-    expect(service.db.open).toBe(false);
+    expect(await isOpen(service.store)).toBe(false);
     await expect(fetch(url)).rejects.toThrow();
     expect(order).toEqual([
       'background started, listener up',
@@ -244,15 +261,19 @@ describe('desktop app lifecycle (electron mocked, real service)', () => {
     const { desktop } = start();
     await desktop.ready;
     const service = desktop.service() as MerchantConsoleService;
-    // The real checkpointer raised this connection's own automatic checkpoint to its safety net…
-    expect(service.db.pragma('wal_autocheckpoint', { simple: true })).toBe(SAFETY_NET_FRAMES);
+    const store = service.store as SqliteStore;
+    // The real checkpointer raised the writing connection's own automatic checkpoint to its safety net…
+    expect(await store.write((tx) => tx.get('PRAGMA wal_autocheckpoint'))).toEqual({ wal_autocheckpoint: SAFETY_NET_FRAMES });
     // …and its worker copies committed pages back into the database file by itself: the new table's name reaches
     // the main file (a write this small would stay in the WAL until 1,000 pages without a checkpointer).
-    service.db.exec("CREATE TABLE checkpoint_probe (x); INSERT INTO checkpoint_probe VALUES ('probe')");
-    expect(fs.readFileSync(`${service.db.name}-wal`).includes('checkpoint_probe')).toBe(true);
-    await until(() => fs.readFileSync(service.db.name).includes('checkpoint_probe'), 'the worker to checkpoint');
+    await store.write(async (tx) => {
+      await tx.run('CREATE TABLE checkpoint_probe (x)');
+      await tx.run("INSERT INTO checkpoint_probe VALUES ('probe')");
+    });
+    expect(fs.readFileSync(`${store.file}-wal`).includes('checkpoint_probe')).toBe(true);
+    await until(() => fs.readFileSync(store.file).includes('checkpoint_probe'), 'the worker to checkpoint');
     await desktop.stop();
-    expect(service.db.open).toBe(false);
+    expect(await isOpen(store)).toBe(false);
   });
 
   it('a busy port is reported to the console, which keeps working over IPC', async () => {
@@ -276,9 +297,9 @@ describe('desktop app lifecycle (electron mocked, real service)', () => {
   it('listener settings saved in the console apply at once: a busy port is fixed without a restart', async () => {
     const busy = await busyPort();
     const dataDir = tempDir('mc-desktop-');
-    const seed = openService({ dataDir });
-    seed.services.settings.updateListener({ port: busy });
-    seed.close();
+    const seed = await testService({ dataDir });
+    await seed.store.write((tx) => seed.services.settings.updateListener(tx, { port: busy }));
+    await seed.close();
     const { desktop } = start({ dataDir, storedSettings: true });
     await desktop.ready;
     expect(desktop.listener()!.error).toMatch(/already in use/);

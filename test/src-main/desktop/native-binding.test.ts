@@ -101,18 +101,18 @@ describe('chooseNativeBinding: which binding a runtime loads', () => {
 describe('the chosen binding is what gets loaded', () => {
   const nodeBuild = path.resolve('node_modules/better-sqlite3/build/Release/better_sqlite3.node');
 
-  it('the data-dir lock and the service load the nativeBinding they are given', () => {
+  it('the data-dir lock and the service load the nativeBinding they are given', async () => {
     const dataDir = tempDir();
     const lock = acquireDataDirLock(dataDir, { nativeBinding: nodeBuild });
-    const service = openService({ dataDir, nativeBinding: nodeBuild });
-    expect(service.db.open).toBe(true);
-    service.close();
+    const service = await openService({ dataDir, nativeBinding: nodeBuild });
+    expect(await service.store.read((tx) => tx.get('SELECT 1 AS one'))).toEqual({ one: 1 });
+    await service.close();
     lock.release();
   });
 
-  it('a wrong path fails loudly instead of falling back to another build', () => {
+  it('a wrong path fails loudly instead of falling back to another build', async () => {
     const missing = path.join(tempDir(), 'better_sqlite3.node');
     expect(() => acquireDataDirLock(tempDir(), { nativeBinding: missing })).toThrow(/better_sqlite3\.node/);
-    expect(() => openService({ dataDir: tempDir(), nativeBinding: missing })).toThrow(/better_sqlite3\.node/);
+    await expect(openService({ dataDir: tempDir(), nativeBinding: missing })).rejects.toThrow(/better_sqlite3\.node/);
   });
 });

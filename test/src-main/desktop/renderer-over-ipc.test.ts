@@ -69,8 +69,8 @@ afterAll(async () => {
 
 describe('the console bundle in Chromium over the desktop bridge', () => {
   it('loads under the desktop CSP with no violation, uses window.consoleApi, and shows the service’s data and listener error', async () => {
-    const service = testService();
-    const demo = seedDemo(service);
+    const service = await testService();
+    const demo = await seedDemo(service);
     const handlers = createConsoleHandlers(service, { version: '0.1.0-test', listenerUrl: () => null, listenerError: () => LISTENER_ERROR });
     const calls: string[] = [];
 

@@ -87,18 +87,18 @@ describe('desktop master key sealed with safeStorage', () => {
 
   it('a real service keeps reading its secrets across the migration', async () => {
     const dir = tempDir();
-    const before = openService({ dataDir: dir });
-    const created = before.services.merchants.create({ name: 'M', sign_type: 'hmac-sha256', callback_url: null });
-    before.close();
+    const before = await openService({ dataDir: dir });
+    const created = await before.store.write((tx) => before.services.merchants.create(tx, { name: 'M', sign_type: 'hmac-sha256', callback_url: null }));
+    await before.close();
 
     const { store } = await openDesktopMasterKey({ dataDir: dir, safeStorage, platform: 'win32' });
-    const after = openService({ dataDir: dir, masterKeyStore: store });
+    const after = await openService({ dataDir: dir, masterKeyStore: store });
     try {
-      const row = after.services.merchants.require(created.id);
+      const row = await after.store.read((tx) => after.services.merchants.require(tx, created.id));
       expect(row.api_secret_enc.startsWith('v1:')).toBe(true);
-      expect(after.ctx.secretBox.open(row.api_secret_enc)).toBe(created.api_secret);
+      expect(after.services.merchants.secretOf(row)).toBe(created.api_secret);
     } finally {
-      after.close();
+      await after.close();
     }
   });
 
@@ -209,7 +209,7 @@ describe('desktop master key sealed with safeStorage', () => {
     const { store } = await openDesktopMasterKey({ dataDir: dir, safeStorage, platform: 'linux' });
     const key = store.loadOrCreate();
     expect(() => fileMasterKeyStore(dir).loadOrCreate()).toThrow(MasterKeySealedError);
-    expect(() => openService({ dataDir: dir })).toThrow(/sealed in the OS keychain by the desktop app/);
+    await expect(openService({ dataDir: dir })).rejects.toThrow(/sealed in the OS keychain by the desktop app/);
     expect(exists(dir, PLAIN)).toBe(false);
 
     const off = await openDesktopMasterKey({ dataDir: dir, safeStorage, platform: 'linux', keychain: 'off' });

@@ -11,9 +11,9 @@ const personal = ALPHA_PERSONAL;
 const cardBase = ALPHA_CARD_BASE;
 
 async function setup() {
-  const service = testService();
+  const service = await testService();
   const listener = await testListener(service);
-  const merchant = seedMerchant(service, 'Region Merchant', { balance: 100_000_000 });
+  const merchant = await seedMerchant(service, 'Region Merchant', { balance: 100_000_000 });
   const client = clientFor(listener, merchant);
   const sell = (prov_id: string, area_id: string) =>
     client.createOrder({
@@ -45,12 +45,12 @@ describe('alpha sell region validation', () => {
       expect(data.status).toBe('pending');
       expect(data.customer_payment_method.full_info.split(' ')).toContain(place);
     }
-    expect(rowCount(service, 'orders')).toBe(cases.length);
+    expect(await rowCount(service, 'orders')).toBe(cases.length);
   });
 
   it('refuses codes that are not a province and a city of it, naming the field, leaving nothing behind', async () => {
     const { service, sell } = await setup();
-    const paymentMethodsBefore = rowCount(service, 'payment_methods');
+    const paymentMethodsBefore = await rowCount(service, 'payment_methods');
     const cases: [string, string, string][] = [
       ['999999', '110100', 'alpha_card_info.prov_id: 999999 is not a province code'],
       ['110100', '110100', 'alpha_card_info.prov_id: 110100 is not a province code; it is the city 北京市 of 北京市 (province code 110000)'],
@@ -71,7 +71,7 @@ describe('alpha sell region validation', () => {
     expect(short.status).toBe(400);
     expect(short.body.msg).toBe('alpha_card_info.prov_id: must be a 6-digit province code');
 
-    expect(rowCount(service, 'orders')).toBe(0);
-    expect(rowCount(service, 'payment_methods')).toBe(paymentMethodsBefore);
+    expect(await rowCount(service, 'orders')).toBe(0);
+    expect(await rowCount(service, 'payment_methods')).toBe(paymentMethodsBefore);
   });
 });

@@ -20,11 +20,11 @@ import { isSafeText } from '../../../src-shared/schemas/fields';
 import { JsonDecimal, type JsonValue } from '../../../src-shared/json/lossless-json';
 import { startListener, type RunningListener } from '../../../src-main/http/server';
 import { RATE_LIMITS_OFF } from '../../../src-main/http/rate-limit';
-import { openService, type MerchantConsoleService } from '../../../src-main/service';
+import type { MerchantConsoleService } from '../../../src-main/service';
 import { expectLedgerConsistent, newBuy } from '../../support/money';
 import { rawRequest, type RawResponse } from '../../support/http-raw';
-import { seedMerchant, type SeededMerchant } from '../../support/service-harness';
-import { tempDir } from '../../support/temp-dir';
+import { read, seedMerchant, write, type SeededMerchant } from '../../support/service-harness';
+import { openSharedService } from '../../support/shared-service';
 
 const BASE = '/addons/paychannel/merchant';
 const REGIONS = '/addons/paychannel/channel/alpha';
@@ -39,17 +39,25 @@ let otherOrderNo: string;
 let payToken: string;
 
 /** Everything a refused request must leave as it was. */
-function footprint(): Record<string, unknown> {
-  const db = service.db;
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('nonces', 'sqlite_sequence', 'sqlite_stat1')").all() as { name: string }[]).map((t) => t.name);
-  const out: Record<string, unknown> = {};
-  for (const t of tables) out[t] = (db.prepare(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n;
-  out.ledger = db.prepare('SELECT account, merchant_id, sum(amount) AS total FROM ledger_entries GROUP BY 1, 2 ORDER BY 1, 2').all();
-  out.balances = db.prepare('SELECT merchant_id, available, frozen, deposit FROM merchant_balances ORDER BY 1').all();
-  out.statuses = db.prepare('SELECT id, status, updatetime FROM orders ORDER BY id').all();
-  return out;
+function footprint(): Promise<Record<string, unknown>> {
+  return read(service, async (tx) => {
+    const tables = (
+      await tx.all<{ name: string }>(
+        tx.dialect === 'sqlite'
+          ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('nonces', 'sqlite_sequence', 'sqlite_stat1')"
+          : "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'nonces'",
+      )
+    ).map((t) => t.name);
+    expect(tables).toContain('orders');
+    const out: Record<string, unknown> = {};
+    for (const t of tables) out[t] = (await tx.get<{ n: number }>(`SELECT count(*) AS n FROM "${t}"`))!.n;
+    out.ledger = await tx.all('SELECT account, merchant_id, sum(amount) AS total FROM ledger_entries GROUP BY 1, 2 ORDER BY 1, 2');
+    out.balances = await tx.all('SELECT merchant_id, available, frozen, deposit FROM merchant_balances ORDER BY 1');
+    out.statuses = await tx.all('SELECT id, status, updatetime FROM orders ORDER BY id');
+    return out;
+  });
 }
-const nonceCount = () => (service.db.prepare('SELECT count(*) AS n FROM nonces').get() as { n: number }).n;
+const nonceCount = async () => (await read(service, (tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM nonces')))!.n;
 
 /** JSON text with some members written as raw number text (`"cny_amount":1e3`). */
 function jsonWithRaw(body: Record<string, unknown>): string {
@@ -114,30 +122,30 @@ function expectRefusedEnvelope(res: RawResponse, expected?: { status?: number; c
 
 /** Runs a property and checks that the service is up and nothing was written. */
 async function refusedWithoutTrace(property: () => Promise<void>, { signedRequests = false } = {}): Promise<void> {
-  const before = footprint();
-  const noncesBefore = nonceCount();
+  const before = await footprint();
+  const noncesBefore = await nonceCount();
   await property();
-  expect(footprint()).toEqual(before);
-  if (!signedRequests) expect(nonceCount()).toBe(noncesBefore);
+  expect(await footprint()).toEqual(before);
+  if (!signedRequests) expect(await nonceCount()).toBe(noncesBefore);
   const alive = await send('POST', `${BASE}/getPayChannels`, JSON.stringify(signed({})));
   expect(alive.status).toBe(200);
 }
 
 beforeAll(async () => {
-  service = openService({ dataDir: tempDir('mc-fuzz-') });
-  merchant = seedMerchant(service, 'Fuzz', { balance: 1_000_000 });
-  other = seedMerchant(service, 'Other', { balance: 1_000_000 });
-  const order = newBuy(service, merchant);
+  service = await openSharedService({ dirPrefix: 'mc-fuzz-' });
+  merchant = await seedMerchant(service, 'Fuzz', { balance: 1_000_000 });
+  other = await seedMerchant(service, 'Other', { balance: 1_000_000 });
+  const order = await newBuy(service, merchant);
   existingOrderNo = order.order_no;
   payToken = order.pay_token!;
-  otherOrderNo = newBuy(service, other).order_no;
+  otherOrderNo = (await newBuy(service, other)).order_no;
   listener = await startListener(service, { host: '127.0.0.1', port: 0, logger: false, rateLimits: RATE_LIMITS_OFF });
 });
 
 afterAll(async () => {
   await listener.close();
-  expectLedgerConsistent(service);
-  service.close();
+  await expectLedgerConsistent(service);
+  await service.close();
 });
 
 // ------------------------------------------------------------- generators
@@ -524,14 +532,14 @@ describe('authentication', () => {
       fc.asyncProperty(fc.constantFrom('orderQueryList', 'orderQueryDetail', 'getPayChannels') as fc.Arbitrary<'orderQueryList' | 'orderQueryDetail' | 'getPayChannels'>, fc.boolean(), async (endpoint, sameBody) => {
         const first = signed(validParams(endpoint));
         expect((await send('POST', `${BASE}/${endpoint}`, JSON.stringify(first))).status).toBe(200);
-        const before = footprint();
+        const before = await footprint();
         const replay = sameBody ? first : signed({ ...validParams(endpoint), limit: endpoint === 'orderQueryList' ? 5 : undefined });
         if (!sameBody) {
           replay.nonce = first.nonce;
           replay.signature = computeSignature({ ...replay, signature: undefined } as unknown as Record<string, JsonValue>, merchant.apiSecret);
         }
         expectRefusedEnvelope(await send('POST', `${BASE}/${endpoint}`, JSON.stringify(replay)), { status: 401, code: ErrorCode.AUTH_NONCE_REUSED });
-        expect(footprint()).toEqual(before);
+        expect(await footprint()).toEqual(before);
       }),
       { numRuns: 15 },
     );
@@ -606,9 +614,12 @@ describe('region endpoints', () => {
 
 describe('channel notifications', () => {
   it('malformed, unsigned, mis-signed, stale or foreign notifications: 4xx envelope, nothing moves', async () => {
-    const order = service.ctx.repos.orders.findByNo(existingOrderNo)!;
+    const order = await read(service, (tx) => service.services.orders.requireByNo(tx, existingOrderNo));
     const channelId = order.channel_id;
-    const { sandbox } = service.services as unknown as { sandbox: { notificationFor(o: unknown, e: string, r: string): { channelId: number; body: Record<string, unknown> } } };
+    const { sandbox } = service.services;
+    // A signed notification of the order; the first call gives the channel its notify secret, so the ones below write nothing.
+    const notification = () => write(service, async (tx) => (await sandbox.notificationFor(tx, order, 'pay', 'fuzz')).body);
+    await notification();
     await refusedWithoutTrace(async () => {
       await fc.assert(
         fc.asyncProperty(
@@ -622,7 +633,7 @@ describe('channel notifications', () => {
           async (c) => {
             let path = `/channel/notify/${channelId}`;
             let text: string;
-            const fresh = sandbox.notificationFor(order, 'paid', 'fuzz').body;
+            const fresh = await notification();
             switch (c.kind) {
               case 'path':
                 path = `/channel/notify/${c.id}`;
@@ -639,7 +650,7 @@ describe('channel notifications', () => {
                 text = JSON.stringify({ ...fresh, [c.field]: c.value });
                 break;
               case 'stale':
-                text = JSON.stringify({ ...fresh, timestamp: (fresh.timestamp as number) - c.skew });
+                text = JSON.stringify({ ...fresh, timestamp: fresh.timestamp - c.skew });
                 break;
             }
             const res = await send('POST', path, text);
@@ -649,7 +660,7 @@ describe('channel notifications', () => {
         RUNS,
       );
       // The right signature on another channel's path.
-      const fresh = sandbox.notificationFor(order, 'paid', 'fuzz').body;
+      const fresh = await notification();
       expectRefusedEnvelope(await send('POST', `/channel/notify/${other.channels.beta}`, JSON.stringify(fresh)));
     });
   });

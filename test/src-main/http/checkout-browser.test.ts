@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 import type { BuyOrderView } from '../../../src-shared/schemas/merchant-api';
-import { clientFor, seedMerchant, testListener, testService } from '../../support/service-harness';
+import { clientFor, read, seedMerchant, testListener, testService } from '../../support/service-harness';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
@@ -20,9 +20,9 @@ afterAll(async () => {
 
 describe('checkout page in Chromium', () => {
   it('renders under its CSP without violations, and the Pay button pays', async () => {
-    const service = testService();
+    const service = await testService();
     const listener = await testListener(service);
-    const m = seedMerchant(service, '演示商户');
+    const m = await seedMerchant(service, '演示商户');
     const res = await clientFor(listener, m).createOrder({ order_type: 1, cny_amount: '88.00', paychannel_id: m.channels.gamma, paychannel_paymethod: 'wxpay' });
     const order = res.body.data as BuyOrderView;
 
@@ -40,7 +40,8 @@ describe('checkout page in Chromium', () => {
 
     await Promise.all([page.waitForURL(order.pay_url), page.getByRole('button', { name: 'Pay ¥88.00' }).click()]);
     expect(await page.locator('.state').textContent()).toContain('Payment received');
-    expect(service.ctx.repos.orders.findByNo(order.order_no)!.status).toBe('paid');
+    const row = await read(service, (tx) => tx.get<{ status: string }>('SELECT status FROM orders WHERE order_no = ?', [order.order_no]));
+    expect(row?.status).toBe('paid');
     expect(problems).toEqual([]);
     await page.close();
   });

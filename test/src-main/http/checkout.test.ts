@@ -1,11 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { BuyOrderView } from '../../../src-shared/schemas/merchant-api';
 import { CHECKOUT_CSP } from '../../../src-main/http/checkout-page';
-import { clientFor, manualClock, seedMerchant, testListener, testService } from '../../support/service-harness';
+import { allowPrivateCallbacks, clientFor, manualClock, read, seedMerchant, testListener, testService, write } from '../../support/service-harness';
 import { expectLedgerConsistent } from '../../support/money';
 import { startReceiver } from '../../support/callback-receiver';
 import { verifySignature } from '../../../src-shared/client/sign';
 import QRCode from 'qrcode';
+import { createOrderRepository, type OrderRow } from '../../../src-main/repositories/order-repository';
+import type { MerchantConsoleService } from '../../../src-main/service';
+
+const orderRepo = createOrderRepository();
+async function orderByNo(service: MerchantConsoleService, orderNo: string): Promise<OrderRow> {
+  return (await read(service, (tx) => orderRepo.findByNo(tx, orderNo)))!;
+}
+const timelineOf = (service: MerchantConsoleService, orderId: number) => read(service, (tx) => service.services.lifecycle.timelineOf(tx, orderId));
+const balances = (service: MerchantConsoleService, merchantId: number) => read(service, (tx) => service.services.ledger.balances(tx, merchantId));
 
 /** The dark modules of a QR code drawn by qrcode's SVG renderer, quiet zone included (rows of "1"/"0"). */
 function qrMatrixOfSvg(svg: string): string[] {
@@ -56,9 +65,9 @@ async function press(form: { action: string; fields: Record<string, string> }): 
 
 async function setup() {
   const clock = manualClock(Math.floor(Date.now() / 1000));
-  const service = testService({ clock });
+  const service = await testService({ clock });
   const listener = await testListener(service);
-  const m = seedMerchant(service, 'Checkout Shop <&>');
+  const m = await seedMerchant(service, 'Checkout Shop <&>');
   const client = clientFor(listener, m, { now: clock.now });
   const res = await client.createOrder({ order_type: 1, cny_amount: '100.50', paychannel_id: m.channels.beta, paychannel_paymethod: 'alipay' });
   expect(res.status).toBe(200);
@@ -70,7 +79,8 @@ describe('sandbox checkout page', () => {
   it('pays a buy order end to end over HTTP: page → Pay → signed channel notification → paid → settled → callbacks', async () => {
     const { service, listener, order, client, m } = await setup();
     const receiver = await startReceiver(() => ({ status: 200, body: 'success' }));
-    service.services.merchants.update({ id: m.id, callback_url: receiver.url });
+    await allowPrivateCallbacks(service);
+    await write(service, (tx) => service.services.merchants.update(tx, { id: m.id, callback_url: receiver.url }));
     expect(order.pay_url).toMatch(new RegExp(`^${listener.url}/pay/[A-Za-z0-9_-]{32}$`));
 
     const page = await fetch(order.pay_url);
@@ -85,7 +95,7 @@ describe('sandbox checkout page', () => {
     expect(html).toContain('Alipay');
     expect(html).toContain(order.order_no);
     // The deadline in Beijing time, like the rest of the product (the payer is in mainland China).
-    const expiresAt = service.ctx.repos.orders.findByNo(order.order_no)!.expires_at!;
+    const expiresAt = (await orderByNo(service, order.order_no)).expires_at!;
     expect(html).toContain(`<dt>Pay before</dt><dd>${new Date((expiresAt + 8 * 3600) * 1000).toISOString().slice(0, 19).replace('T', ' ')} (UTC+8)</dd>`);
     expect(html).toMatch(/<img src="data:image\/svg\+xml;base64,[A-Za-z0-9+/=]+" alt="QR code/);
     // The QR code encodes the page's own URL.
@@ -104,15 +114,15 @@ describe('sandbox checkout page', () => {
     expect(back).toBe(order.pay_url);
 
     // The channel notification arrived through the notify endpoint and moved the order.
-    const row = service.ctx.repos.orders.findByNo(order.order_no)!;
+    const row = await orderByNo(service, order.order_no);
     expect(row.status).toBe('paid');
-    expect(service.services.lifecycle.timelineOf(row.id)).toMatchObject([{ from_status: 'pending', to_status: 'paid', source: 'channel', reason: 'sandbox checkout: payer paid' }]);
-    expect(service.services.ledger.balances(row.merchant_id)).toEqual({ available: order.merchant_actual_amount, frozen: 0, deposit: order.deposit_amount });
+    expect(await timelineOf(service, row.id)).toMatchObject([{ from_status: 'pending', to_status: 'paid', source: 'channel', reason: 'sandbox checkout: payer paid' }]);
+    expect(await balances(service, row.merchant_id)).toEqual({ available: order.merchant_actual_amount, frozen: 0, deposit: order.deposit_amount });
     expect(await (await fetch(back)).text()).toContain('Payment received');
 
     // Settle delay 0: the next pass of the worker completes it.
     await service.work.runDue();
-    expect(service.ctx.repos.orders.findById(row.id)!.status).toBe('completed');
+    expect((await orderByNo(service, row.order_no)).status).toBe('completed');
     const done = await (await fetch(order.pay_url)).text();
     expect(done).toContain('Paid. This order is complete.');
     expect(formsOf(done, order.pay_url)).toEqual([]);
@@ -124,24 +134,24 @@ describe('sandbox checkout page', () => {
       expect(r.fields).toMatchObject({ order_no: order.order_no, cny_amount: '100.50', merchant_actual_amount: String(order.merchant_actual_amount) });
       expect(verifySignature(r.fields, r.fields.signature!, m.apiSecret, 'hmac-sha256')).toBe(true);
     }
-    expect(service.services.callbacks.listForOrder(order.order_no).map((d) => d.state)).toEqual(['delivered', 'delivered']);
+    expect((await read(service, (tx) => service.services.callbacks.listForOrder(tx, order.order_no))).map((d) => d.state)).toEqual(['delivered', 'delivered']);
 
     // Pressing Pay again changes nothing: the page just says how it stands.
     const again = await press(forms[0]!);
     expect(again.status).toBe(303);
-    expect(service.services.lifecycle.timelineOf(row.id)).toHaveLength(2);
-    expectLedgerConsistent(service);
+    expect(await timelineOf(service, row.id)).toHaveLength(2);
+    await expectLedgerConsistent(service);
   });
 
   it('Fail cancels the order and the page says so', async () => {
     const { service, order } = await setup();
     const forms = formsOf(await (await fetch(order.pay_url)).text(), order.pay_url);
     expect((await press(forms[1]!)).status).toBe(303);
-    const row = service.ctx.repos.orders.findByNo(order.order_no)!;
+    const row = await orderByNo(service, order.order_no);
     expect(row.status).toBe('cancelled');
-    expect(service.services.lifecycle.timelineOf(row.id)).toMatchObject([{ to_status: 'cancelled', source: 'channel', reason: 'sandbox checkout: payment failed' }]);
+    expect(await timelineOf(service, row.id)).toMatchObject([{ to_status: 'cancelled', source: 'channel', reason: 'sandbox checkout: payment failed' }]);
     expect(await (await fetch(order.pay_url)).text()).toContain('The payment failed');
-    expect(service.services.ledger.balances(row.merchant_id)).toEqual({ available: 0, frozen: 0, deposit: 0 });
+    expect(await balances(service, row.merchant_id)).toEqual({ available: 0, frozen: 0, deposit: 0 });
   });
 
   it('an expired order cannot be paid: the page says so before and after the sweeper ran', async () => {
@@ -152,10 +162,18 @@ describe('sandbox checkout page', () => {
     expect(page).toContain('This order has expired');
     expect(formsOf(page, order.pay_url)).toEqual([]);
     expect((await press(forms[0]!)).status).toBe(303); // back to the page, nothing paid
-    expect(service.ctx.repos.orders.findByNo(order.order_no)!.status).toBe('pending');
+    expect((await orderByNo(service, order.order_no)).status).toBe('pending');
     await service.work.runDue();
-    expect(service.ctx.repos.orders.findByNo(order.order_no)!.status).toBe('cancelled');
+    expect((await orderByNo(service, order.order_no)).status).toBe('cancelled');
     expect(await (await fetch(order.pay_url)).text()).toContain('This order has expired');
+  });
+
+  it('refuses a form over its 1,024-byte limit with 413 naming that limit, and nothing is paid', async () => {
+    const { service, order } = await setup();
+    const res = await press({ action: `${order.pay_url}/pay`, fields: { action: 'pay', pad: 'x'.repeat(2048) } });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ code: 1006, msg: 'body: larger than 1024 bytes', data: null });
+    expect((await orderByNo(service, order.order_no)).status).toBe('pending');
   });
 
   it('answers an unknown or malformed token with a 404 page and no details', async () => {

@@ -9,8 +9,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../../support/cli-harness';
 import { rawRequest, type RawResponse } from '../../support/http-raw';
-import { seedMerchant, testListener, testService, rowCount } from '../../support/service-harness';
+import { read, seedMerchant, testListener, testService, rowCount, write } from '../../support/service-harness';
 import { tempDir } from '../../support/temp-dir';
+import { captureLog, type LogCapture } from '../../support/log-capture';
 import { CONSOLE_CSP, IMMUTABLE_CACHE, hostAllowed, sessionCookieName } from '../../../src-main/http/console-routes';
 import { CONSOLE_SESSION_MAX_AGE } from '../../../src-main/services/console-auth-service';
 import type { RunningListener } from '../../../src-main/http/server';
@@ -26,12 +27,12 @@ interface Site {
   origin: string;
 }
 
-async function site({ built = true } = {}): Promise<Site> {
+async function site({ built = true, logger }: { built?: boolean; logger?: LogCapture['logger'] } = {}): Promise<Site> {
   const dataDir = tempDir();
   const consoleDir = tempDir();
   if (built) buildFakeConsole(consoleDir);
-  const service = testService({ dataDir });
-  const listener = await testListener(service, { console: { dir: consoleDir, version: '1.2.3-test' } });
+  const service = await testService({ dataDir });
+  const listener = await testListener(service, { console: { dir: consoleDir, version: '1.2.3-test' }, ...(logger ? { logger } : {}) });
   const port = Number(new URL(listener.url).port);
   const host = `127.0.0.1:${port}`;
   return { service, listener, dataDir, consoleDir, port, host, origin: `http://${host}` };
@@ -46,7 +47,13 @@ function buildFakeConsole(dir: string): void {
   fs.writeFileSync(path.join(dir, '.env'), 'SECRET=1');
 }
 
-async function login(s: Site, token = s.service.services.consoleAuth.issueLoginToken().credential): Promise<{ res: RawResponse; cookie: string }> {
+/** A fresh single-use console login token (its own unit of work). */
+async function loginToken(service: MerchantConsoleService): Promise<string> {
+  return (await write(service, (tx) => service.services.consoleAuth.issueLoginToken(tx))).credential;
+}
+
+async function login(s: Site, token?: string): Promise<{ res: RawResponse; cookie: string }> {
+  token ??= await loginToken(s.service);
   const res = await rawRequest(s.listener.url, 'GET', `/console/login?token=${encodeURIComponent(token)}`, { headers: { host: s.host } });
   const setCookie = res.headers['set-cookie']?.[0] ?? '';
   return { res, cookie: setCookie.split(';')[0]! };
@@ -75,7 +82,7 @@ describe('console login and sessions over HTTP', () => {
 
   it('exchanges a single-use login token for an HttpOnly, SameSite=Strict session cookie', async () => {
     const s = await site();
-    const token = s.service.services.consoleAuth.issueLoginToken().credential;
+    const token = await loginToken(s.service);
     const { res, cookie } = await login(s, token);
     expect(res.status).toBe(200);
     const setCookie = res.headers['set-cookie']!;
@@ -106,11 +113,11 @@ describe('console login and sessions over HTTP', () => {
 
   it('spends a login token on GET only: a HEAD (link checker, preview fetcher, curl -I) neither uses it nor opens a session', async () => {
     const s = await site();
-    const token = s.service.services.consoleAuth.issueLoginToken().credential;
+    const token = await loginToken(s.service);
     const head = await rawRequest(s.listener.url, 'HEAD', `/console/login?token=${encodeURIComponent(token)}`, { headers: { host: s.host } });
     expect(head.status).toBe(401);
     expect(head.headers['set-cookie']).toBeUndefined();
-    expect(s.service.services.consoleAuth.counts()).toEqual({ tokens: 1, sessions: 0 });
+    expect(await read(s.service, (tx) => s.service.services.consoleAuth.counts(tx))).toEqual({ tokens: 1, sessions: 0 });
 
     const { res, cookie } = await login(s, token);
     expect(res.status).toBe(200);
@@ -119,7 +126,7 @@ describe('console login and sessions over HTTP', () => {
 
   it('serves the contract: validation errors name the field with HTTP 400, writes persist, lossless numbers', async () => {
     const s = await site();
-    const m = seedMerchant(s.service);
+    const m = await seedMerchant(s.service);
     const { cookie } = await login(s);
 
     const created = await api(s, 'createOrder', `{"merchant_id":${m.id},"order_type":1,"cny_amount":100.50,"paychannel_id":${m.channels.beta},"paychannel_paymethod":"bank"}`, { cookie });
@@ -127,11 +134,11 @@ describe('console login and sessions over HTTP', () => {
     expect(created.json<{ code: number; data: { cny_amount: string; pay_url: string } }>().data).toMatchObject({ cny_amount: '100.50' });
     expect(created.json<{ data: { pay_url: string } }>().data.pay_url.startsWith(`${s.listener.url}/pay/`)).toBe(true);
 
-    const before = rowCount(s.service, 'orders');
+    const before = await rowCount(s.service, 'orders');
     const bad = await api(s, 'createOrder', { merchant_id: m.id, order_type: 1, cny_amount: '1.001', paychannel_id: m.channels.beta, paychannel_paymethod: 'bank' }, { cookie });
     expect(bad.status).toBe(400);
     expect(bad.json()).toEqual({ code: 1001, msg: 'cny_amount: must have at most 2 decimal places', data: null });
-    expect(rowCount(s.service, 'orders')).toBe(before);
+    expect(await rowCount(s.service, 'orders')).toBe(before);
 
     const missing = await api(s, 'getOrder', { merchant_id: m.id, order_no: 'B1' }, { cookie });
     expect([missing.status, missing.json().code]).toEqual([404, 3001]);
@@ -150,12 +157,12 @@ describe('console login and sessions over HTTP', () => {
   });
 
   it('marks the session cookie Secure (also when clearing it) when the public URL is https', async () => {
-    const service = testService();
+    const service = await testService();
     const consoleDir = tempDir();
     buildFakeConsole(consoleDir);
     const listener = await testListener(service, { publicUrl: 'https://pay.example.com/', console: { dir: consoleDir } });
     const host = 'pay.example.com';
-    const token = service.services.consoleAuth.issueLoginToken().credential;
+    const token = await loginToken(service);
     const res = await rawRequest(listener.url, 'GET', `/console/login?token=${encodeURIComponent(token)}`, { headers: { host } });
     expect(res.status).toBe(200);
     const attributes = res.headers['set-cookie']![0]!.split(/;\s*/).slice(1).map((a) => a.toLowerCase());
@@ -173,7 +180,7 @@ describe('console login and sessions over HTTP', () => {
     const s = await site();
     const { cookie } = await login(s);
     expect((await api(s, 'listMerchants', {}, { cookie })).status).toBe(200);
-    const unused = s.service.services.consoleAuth.issueLoginToken().credential;
+    const unused = await loginToken(s.service);
 
     const reset = await cli(['console-token', 'reset', '--data-dir', s.dataDir, '--json']);
     expect(reset.code).toBe(0);
@@ -221,11 +228,11 @@ describe('console CSRF, Origin and Host guards', () => {
     const headers: Record<string, string> = { host: s.host, origin: s.origin, 'content-type': 'application/json', cookie };
     for (const [k, v] of Object.entries(override)) headers[k] = v.replace('PORT', String(s.port));
     if (headers.origin === '') delete headers.origin;
-    const before = rowCount(s.service, 'merchants');
+    const before = await rowCount(s.service, 'merchants');
     const res = await rawRequest(s.listener.url, 'POST', '/console-api/createMerchant', { headers, body: JSON.stringify({ name: 'CSRF' }) });
     expect(res.status).toBe(status);
     expect(res.json().code).toBe(code);
-    expect(rowCount(s.service, 'merchants')).toBe(before);
+    expect(await rowCount(s.service, 'merchants')).toBe(before);
   });
 
   it('accepts the same-origin call a browser makes (Origin + Sec-Fetch-Site: same-origin), also via localhost', async () => {
@@ -258,11 +265,11 @@ describe('console CSRF, Origin and Host guards', () => {
 
   it('the login page also refuses a foreign Host', async () => {
     const s = await site();
-    const token = s.service.services.consoleAuth.issueLoginToken().credential;
+    const token = await loginToken(s.service);
     const res = await rawRequest(s.listener.url, 'GET', `/console/login?token=${token}`, { headers: { host: `evil.example:${s.port}` } });
     expect(res.status).toBe(403);
     expect(res.headers['set-cookie']).toBeUndefined();
-    expect(rowCount(s.service, 'console_login_tokens')).toBe(1);
+    expect(await rowCount(s.service, 'console_login_tokens')).toBe(1);
   });
 });
 
@@ -310,6 +317,30 @@ describe('the static console at /console/', () => {
     }
   });
 
+  it('answers 404 without an error log for what the build does not serve: dotfiles, traversal (also encoded), absolute paths', async () => {
+    const log = captureLog();
+    const s = await site({ logger: log.logger });
+    const { cookie } = await login(s);
+    const refused = [
+      '/console/.env',
+      '/console/../package.json',
+      '/console/%2e%2e/package.json',
+      '/console/..%5c..%5cpackage.json',
+      '/console//etc/passwd',
+      '/console/assets/%2e%2e/%2e%2e/package.json',
+    ];
+    for (const p of refused) {
+      const res = await rawRequest(s.listener.url, 'GET', p, { headers: { host: s.host, cookie } });
+      expect([p, res.status, res.json().code]).toEqual([p, 404, 3001]);
+    }
+    // A range or precondition that does not hold is the client's matter too: its own status, not a 500.
+    const range = await rawRequest(s.listener.url, 'GET', '/console/favicon.svg', { headers: { host: s.host, cookie, range: 'bytes=99999-' } });
+    expect(range.status).toBe(416);
+    const precondition = await rawRequest(s.listener.url, 'GET', '/console/favicon.svg', { headers: { host: s.host, cookie, 'if-match': '"nope"' } });
+    expect(precondition.status).toBe(412);
+    expect(log.errors()).toEqual([]);
+  });
+
   it('answers a clear "build the console" page while the bundle is missing, and serves it once built (no restart)', async () => {
     const s = await site({ built: false });
     const res = await rawRequest(s.listener.url, 'GET', '/console/', { headers: { host: s.host } });
@@ -330,7 +361,7 @@ describe('the static console at /console/', () => {
   });
 
   it('leaves the merchant API alone and can be switched off', async () => {
-    const service = testService();
+    const service = await testService();
     const listener = await testListener(service, { console: false });
     const res = await rawRequest(listener.url, 'GET', '/console/', {});
     expect(res.status).toBe(404);

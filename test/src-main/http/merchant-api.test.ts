@@ -1,6 +1,6 @@
 /**
- * The merchant endpoints over real HTTP on 127.0.0.1, with a real SQLite
- * file and real signatures: success shapes, every error class, isolation,
+ * The merchant endpoints over real HTTP on 127.0.0.1, with a real store
+ * (SQLite file or PostgreSQL database) and real signatures: success shapes, every error class, isolation,
  * replay and clock skew.
  */
 import { describe, expect, it } from 'vitest';
@@ -8,15 +8,16 @@ import { computeSignature } from '../../../src-shared/client/sign';
 import { newNonce } from '../../../src-shared/client/merchant-client';
 import { parseJsonLossless, type JsonObject } from '../../../src-shared/json/lossless-json';
 import { openService } from '../../../src-main/service';
-import { clientFor, manualClock, rowCount, seedMerchant, testListener, testService } from '../../support/service-harness';
+import { clientFor, manualClock, read, rowCount, seedMerchant, testListener, testService, write } from '../../support/service-harness';
+import { databaseUrlFor } from '../../support/test-engine';
 import { ALPHA_CARD, ALPHA_PERSONAL } from '../../support/alpha-fixtures';
 
 const PREFIX = '/addons/paychannel/merchant';
 
 async function setup() {
-  const service = testService();
+  const service = await testService();
   const listener = await testListener(service);
-  const merchant = seedMerchant(service, 'Alpha Merchant', { balance: 10_000_000 });
+  const merchant = await seedMerchant(service, 'Alpha Merchant', { balance: 10_000_000 });
   const client = clientFor(listener, merchant);
   return { service, listener, merchant, client };
 }
@@ -61,7 +62,7 @@ describe('createOrder (buy)', () => {
 
   it('accepts the amount as a JSON number without losing digits, for md5 merchants too', async () => {
     const { service, listener } = await setup();
-    const md5Merchant = seedMerchant(service, 'MD5 Merchant', { signType: 'md5' });
+    const md5Merchant = await seedMerchant(service, 'MD5 Merchant', { signType: 'md5' });
     const text = JSON.stringify({
       api_key: md5Merchant.apiKey,
       timestamp: Math.floor(Date.now() / 1000),
@@ -129,15 +130,15 @@ describe('createOrder (sell)', () => {
       alpha_card_info: card,
     });
     expect(bad.body.msg).toBe('alpha_personal_data.cert_end_date: is required when cert_validity_type is 0');
-    expect(rowCount(service, 'orders')).toBe(0);
-    expect(rowCount(service, 'payment_methods')).toBe(3);
+    expect(await rowCount(service, 'orders')).toBe(0);
+    expect(await rowCount(service, 'payment_methods')).toBe(3);
 
     const ok = await client.createOrder({ ...base, paychannel_id: merchant.channels.alpha, alpha_personal_data: personal, alpha_card_info: card });
     expect(ok.body.code).toBe(1);
     const data = ok.body.data as { customer_payment_method: Record<string, string> };
     expect(data.customer_payment_method).toMatchObject({ real_name: '张三', card_number: '622202*********3445' });
-    // The personal data is kept encrypted, never in clear text in the file.
-    const stored = service.db.prepare('SELECT alpha_data_enc FROM orders').get() as { alpha_data_enc: string };
+    // The personal data is kept encrypted, never in clear text in the store.
+    const stored = (await read(service, (tx) => tx.get<{ alpha_data_enc: string }>('SELECT alpha_data_enc FROM orders')))!;
     expect(stored.alpha_data_enc.startsWith('v1:')).toBe(true);
     expect(stored.alpha_data_enc).not.toContain('11010519491231002X');
   });
@@ -159,32 +160,39 @@ describe('createOrder refusals leave nothing behind', () => {
     expect(res.body.code).not.toBe(1);
     expect(res.body.msg).toContain(msg);
     expect(res.body.data).toBeNull();
-    expect(rowCount(service, 'orders')).toBe(0);
+    expect(await rowCount(service, 'orders')).toBe(0);
   });
 
   it('refuses a pay method the channel does not offer, and a disabled channel', async () => {
     const { client, merchant, service } = await setup();
-    const limited = service.services.channels.create({ category: 'beta', name: 'wx only', pay_methods: ['wxpay'] });
-    service.services.channels.link({ merchant_id: merchant.id, channel_id: limited.id });
+    const { channels } = service.services;
+    const limited = await write(service, async (tx) => {
+      const c = await channels.create(tx, { category: 'beta', name: 'wx only', pay_methods: ['wxpay'] });
+      await channels.link(tx, { merchant_id: merchant.id, channel_id: c.id });
+      return c;
+    });
     const wrongMethod = await client.createOrder({ order_type: 1, cny_amount: '10.00', paychannel_id: limited.id, paychannel_paymethod: 'bank' });
     expect(wrongMethod.body.msg).toBe(`paychannel_paymethod: channel ${limited.id} accepts only wxpay`);
 
-    service.services.channels.update({ id: limited.id, enabled: false });
+    await write(service, (tx) => channels.update(tx, { id: limited.id, enabled: false }));
     const disabled = await client.createOrder({ order_type: 1, cny_amount: '10.00', paychannel_id: limited.id, paychannel_paymethod: 'wxpay' });
     expect(disabled.status).toBe(400);
     expect(disabled.body.msg).toContain('paychannel_id: no enabled channel');
-    expect(rowCount(service, 'orders')).toBe(0);
+    expect(await rowCount(service, 'orders')).toBe(0);
   });
 
   it('answers 409 when a beta/gamma sell has no settlement account of that kind', async () => {
     const { service, listener, merchant } = await setup();
-    const m = service.services.merchants.create({ name: 'No accounts' });
-    service.services.channels.link({ merchant_id: m.id, channel_id: merchant.channels.beta });
+    const m = await write(service, async (tx) => {
+      const created = await service.services.merchants.create(tx, { name: 'No accounts' });
+      await service.services.channels.link(tx, { merchant_id: created.id, channel_id: merchant.channels.beta });
+      return created;
+    });
     const client = clientFor(listener, { id: m.id, apiKey: m.api_key, apiSecret: m.api_secret, channels: merchant.channels });
     const res = await client.createOrder({ order_type: 2, cny_amount: '10.00', paychannel_id: merchant.channels.beta, paychannel_paymethod: 'bank' });
     expect(res.status).toBe(409);
     expect(res.body.msg).toContain('paychannel_paymethod: this merchant has no enabled bank settlement account');
-    expect(rowCount(service, 'orders')).toBe(0);
+    expect(await rowCount(service, 'orders')).toBe(0);
   });
 });
 
@@ -192,9 +200,9 @@ describe('orderQueryList and orderQueryDetail', () => {
   it('lists newest first with defaults, filters, inclusive time bounds and totals', async () => {
     const t0 = 1_800_000_000;
     const clock = manualClock(t0);
-    const service = testService({ clock });
+    const service = await testService({ clock });
     const listener = await testListener(service);
-    const merchant = seedMerchant(service, 'Test Merchant', { balance: 10_000_000 });
+    const merchant = await seedMerchant(service, 'Test Merchant', { balance: 10_000_000 });
     const client = clientFor(listener, merchant, { now: clock.now });
     const created: string[] = [];
     for (let i = 0; i < 5; i++) {
@@ -246,7 +254,19 @@ describe('orderQueryList and orderQueryDetail', () => {
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ code: 1001, msg: 'cny_amount: is required', data: null });
     }
-    expect(rowCount(service, 'orders')).toBe(1);
+    expect(await rowCount(service, 'orders')).toBe(1);
+  });
+
+  it('refuses an order_no with control characters (NUL: PostgreSQL text cannot hold it) with a 400 naming the field', async () => {
+    const { client } = await setup();
+    for (const orderNo of ['B\u0000', 'B1\n', '\u202eB1']) {
+      const res = await client.orderQueryDetail(orderNo);
+      expect([orderNo, res.status, res.body]).toEqual([
+        orderNo,
+        400,
+        { code: 1001, msg: 'order_no: must not contain control characters, bidirectional overrides or unpaired surrogates', data: null },
+      ]);
+    }
   });
 
   it('refuses integers written with a fraction or an exponent, naming the field', async () => {
@@ -261,7 +281,7 @@ describe('orderQueryList and orderQueryDetail', () => {
 
   it("answers a missing order and another merchant's order the same way", async () => {
     const { client, merchant, service, listener } = await setup();
-    const other = seedMerchant(service, 'Other Merchant');
+    const other = await seedMerchant(service, 'Other Merchant');
     const otherClient = clientFor(listener, other);
     const mine = await client.createOrder({ order_type: 1, cny_amount: '10.00', paychannel_id: merchant.channels.beta, paychannel_paymethod: 'bank' });
     const orderNo = (mine.body.data as { order_no: string }).order_no;
@@ -282,16 +302,20 @@ describe('orderQueryList and orderQueryDetail', () => {
 describe('getPayChannels', () => {
   it('lists only enabled linked channels, basic data only, filtered by category', async () => {
     const { client, merchant, service } = await setup();
-    const secretChannel = service.services.channels.create({
-      category: 'beta',
-      name: 'Secret config',
-      pay_methods: ['alipay', 'wxpay'],
-      config: { merchant_no: 'M-123456', key: 'very-secret-channel-key', proxy: 'http://10.0.0.1:3128' },
+    const { channels } = service.services;
+    const { secretChannel, unlinked } = await write(service, async (tx) => {
+      const secretChannel = await channels.create(tx, {
+        category: 'beta',
+        name: 'Secret config',
+        pay_methods: ['alipay', 'wxpay'],
+        config: { merchant_no: 'M-123456', key: 'very-secret-channel-key', proxy: 'http://10.0.0.1:3128' },
+      });
+      await channels.link(tx, { merchant_id: merchant.id, channel_id: secretChannel.id });
+      const unlinked = await channels.create(tx, { category: 'beta', name: 'Not mine', pay_methods: ['bank'] });
+      const disabled = await channels.create(tx, { category: 'gamma', name: 'Off', pay_methods: ['bank'], enabled: false });
+      await channels.link(tx, { merchant_id: merchant.id, channel_id: disabled.id });
+      return { secretChannel, unlinked };
     });
-    service.services.channels.link({ merchant_id: merchant.id, channel_id: secretChannel.id });
-    const unlinked = service.services.channels.create({ category: 'beta', name: 'Not mine', pay_methods: ['bank'] });
-    const disabled = service.services.channels.create({ category: 'gamma', name: 'Off', pay_methods: ['bank'], enabled: false });
-    service.services.channels.link({ merchant_id: merchant.id, channel_id: disabled.id });
 
     const res = await client.getPayChannels();
     expect(res.status).toBe(200);
@@ -320,15 +344,18 @@ describe('getPayChannels', () => {
 
   it('sees channels and links added by another process at once', async () => {
     const { client, merchant, service } = await setup();
-    // A second connection on the same file, as the admin CLI opens while serve runs.
-    const admin = openService({ dataDir: service.dataDir });
+    // A second service on the same store, as the admin CLI opens while serve runs.
+    const databaseUrl = await databaseUrlFor(service.dataDir);
+    const admin = await openService({ dataDir: service.dataDir, ...(databaseUrl ? { databaseUrl } : {}) });
     try {
-      const c = admin.services.channels.create({ category: 'gamma', name: 'Added by CLI', pay_methods: ['bank'] });
-      admin.services.channels.link({ merchant_id: merchant.id, channel_id: c.id });
+      await admin.store.write(async (tx) => {
+        const c = await admin.services.channels.create(tx, { category: 'gamma', name: 'Added by CLI', pay_methods: ['bank'] });
+        await admin.services.channels.link(tx, { merchant_id: merchant.id, channel_id: c.id });
+      });
       const res = await client.getPayChannels('gamma');
       expect(res.body.data!.list.map((x) => x.name)).toContain('Added by CLI');
     } finally {
-      admin.close();
+      await admin.close();
     }
   });
 });
@@ -336,9 +363,9 @@ describe('getPayChannels', () => {
 describe('authentication', () => {
   it('refuses missing, unknown, stale, future, badly signed and replayed requests with 401', async () => {
     const clock = manualClock(1_800_000_000);
-    const service = testService({ clock });
+    const service = await testService({ clock });
     const listener = await testListener(service);
-    const merchant = seedMerchant(service);
+    const merchant = await seedMerchant(service);
     const url = `${listener.url}${PREFIX}/orderQueryList`;
     const signed = (over: Record<string, unknown> = {}, secret = merchant.apiSecret) => {
       const body: Record<string, unknown> = { api_key: merchant.apiKey, timestamp: clock.now(), nonce: newNonce(), ...over };
@@ -355,6 +382,7 @@ describe('authentication', () => {
       [{ ...signed(), signature: undefined }, 'signature: is required'],
       [signed({ timestamp: '1800000000' }), 'timestamp: must be an integer of Unix seconds'],
       [signed({ api_key: 'mk_unknown' }), 'api_key: unknown or disabled'],
+      [signed({ api_key: 'mk_\u0000' }), 'api_key: unknown or disabled'], // NUL: no key has it (PostgreSQL text cannot even hold it)
       [signed({ timestamp: clock.now() - 301 }), 'timestamp: older than the allowed 300 s'],
       [signed({ timestamp: clock.now() + 301 }), 'timestamp: later than the allowed 300 s'],
       [signed({}, 'sk_wrong'), 'signature: does not match'],
@@ -377,22 +405,22 @@ describe('authentication', () => {
     expect(replay.body).toEqual({ code: 2005, msg: 'nonce: already used with this api_key', data: null });
 
     // A disabled merchant is refused like an unknown key.
-    service.services.merchants.update({ id: merchant.id, enabled: false });
+    await write(service, (tx) => service.services.merchants.update(tx, { id: merchant.id, enabled: false }));
     expect((await post(signed())).body.msg).toBe('api_key: unknown or disabled');
   });
 
   it('keeps a used nonce through the purge for as long as its timestamp is acceptable', async () => {
     const clock = manualClock(1_800_000_000);
-    const service = testService({ clock });
+    const service = await testService({ clock });
     const listener = await testListener(service);
-    const merchant = seedMerchant(service);
+    const merchant = await seedMerchant(service);
     // Signed 300 s ahead: acceptable from now until now + 600.
     const body: Record<string, unknown> = { api_key: merchant.apiKey, timestamp: clock.now() + 300, nonce: newNonce() };
     body.signature = computeSignature(body as never, merchant.apiSecret);
     const url = `${listener.url}${PREFIX}/getPayChannels`;
     expect((await rawPost(url, JSON.stringify(body))).body.code).toBe(1);
     clock.advance(599);
-    service.services.requestAuth.purgeExpiredNonces();
+    await write(service, (tx) => service.services.requestAuth.purgeExpiredNonces(tx));
     expect((await rawPost(url, JSON.stringify(body))).body).toEqual({ code: 2005, msg: 'nonce: already used with this api_key', data: null });
   });
 
@@ -403,7 +431,7 @@ describe('authentication', () => {
     body.signature = computeSignature(body as never, merchant.apiSecret);
     expect((await rawPost(url, JSON.stringify(body))).body.msg).toBe('limit: must be at most 100');
     expect((await rawPost(url, JSON.stringify(body))).body.code).toBe(2005);
-    expect(rowCount(service, 'nonces')).toBe(1);
+    expect(await rowCount(service, 'nonces')).toBe(1);
   });
 
   it('remembers consumed nonces across a restart', async () => {
@@ -412,8 +440,8 @@ describe('authentication', () => {
     body.signature = computeSignature(body as never, merchant.apiSecret);
     expect((await rawPost(`${listener.url}${PREFIX}/getPayChannels`, JSON.stringify(body))).body.code).toBe(1);
     await listener.close();
-    service.close();
-    const reopened = testService({ dataDir: service.dataDir });
+    await service.close();
+    const reopened = await testService({ dataDir: service.dataDir });
     const listener2 = await testListener(reopened);
     expect((await rawPost(`${listener2.url}${PREFIX}/getPayChannels`, JSON.stringify(body))).body.code).toBe(2005);
   });
@@ -445,6 +473,9 @@ describe('transport errors', () => {
       ['a=1', { 'content-type': 'application/x-www-form-urlencoded' }, 415, 1005, 'Content-Type: must be application/json'],
       ['{}', { 'content-type': 'application/json; charset=gbk' }, 415, 1005, 'Content-Type: charset must be utf-8, not gbk'],
       ['{}', { 'content-type': 'application/json;charset="latin1"' }, 415, 1005, 'Content-Type: charset must be utf-8, not latin1'],
+      // Which of two charsets would a proxy or the next parser believe? Refused, as docs/api.md promises for non-UTF-8.
+      ['{}', { 'content-type': 'application/json; charset=utf-8; charset=latin1' }, 415, 1005, 'Content-Type: charset must be given once, not 2 times'],
+      ['{}', { 'content-type': 'application/json; charset=UTF-8;CHARSET="utf-8"' }, 415, 1005, 'Content-Type: charset must be given once, not 2 times'],
       [undefined, {}, 415, 1005, 'Content-Type: must be application/json'],
       ['', { 'content-type': 'application/json' }, 400, 1002, 'body:'],
       [JSON.stringify({ pad: 'x'.repeat(70 * 1024) }), { 'content-type': 'application/json' }, 413, 1006, 'body: larger than 65536 bytes'],
@@ -456,8 +487,8 @@ describe('transport errors', () => {
       expect(res.body.msg).toContain(msg);
       expect(res.body.data).toBeNull();
     }
-    expect(rowCount(service, 'orders')).toBe(0);
-    expect(rowCount(service, 'nonces')).toBe(0);
+    expect(await rowCount(service, 'orders')).toBe(0);
+    expect(await rowCount(service, 'nonces')).toBe(0);
   });
 
   it('answers unknown routes with a 404 envelope', async () => {
@@ -489,9 +520,9 @@ describe('transport errors', () => {
   });
 
   it('serves the merchant API under a configured base path only', async () => {
-    const service = testService();
+    const service = await testService();
     const listener = await testListener(service, { basePath: '/api/v2/' });
-    const merchant = seedMerchant(service);
+    const merchant = await seedMerchant(service);
     expect((await clientFor(listener, merchant, { basePath: '/api/v2' }).getPayChannels()).body.code).toBe(1);
     expect((await clientFor(listener, merchant).getPayChannels()).status).toBe(404);
   });

@@ -10,22 +10,27 @@ import { ORDER_STATUSES } from '../../../src-shared/constants';
 import { ErrorCode } from '../../../src-shared/errors';
 import type { OrderListView, PayChannelListView } from '../../../src-shared/schemas/merchant-api';
 import { startReceiver } from '../../support/callback-receiver';
-import { clientFor, seedMerchant, testListener, testService } from '../../support/service-harness';
+import { allowPrivateCallbacks, clientFor, read, seedMerchant, testListener, testService, write } from '../../support/service-harness';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('merchant isolation', () => {
   it('lists, details, channels, orders on channels, idempotency keys and callbacks stay with their merchant', async () => {
     const receiver = await startReceiver(() => ({ status: 200, body: 'success' }));
-    const service = testService();
-    const a = seedMerchant(service, 'Iso A', { balance: 50_000_000 });
-    const b = seedMerchant(service, 'Iso B', { balance: 50_000_000 });
+    const service = await testService();
+    const a = await seedMerchant(service, 'Iso A', { balance: 50_000_000 });
+    const b = await seedMerchant(service, 'Iso B', { balance: 50_000_000 });
+    const { channels, merchants } = service.services;
     // One channel linked to both (with B's own fee override), the rest private.
-    const shared = service.services.channels.create({ category: 'gamma', name: 'Shared', pay_methods: ['alipay', 'bank'], max_amount: 5_000_000 });
-    service.services.channels.link({ merchant_id: a.id, channel_id: shared.id });
-    service.services.channels.link({ merchant_id: b.id, channel_id: shared.id, service_rate: '0.01' });
-    service.services.merchants.update({ id: a.id, callback_url: `${receiver.url}/a` });
-    service.services.merchants.update({ id: b.id, callback_url: `${receiver.url}/b` });
+    await allowPrivateCallbacks(service);
+    const shared = await write(service, async (tx) => {
+      const c = await channels.create(tx, { category: 'gamma', name: 'Shared', pay_methods: ['alipay', 'bank'], max_amount: 5_000_000 });
+      await channels.link(tx, { merchant_id: a.id, channel_id: c.id });
+      await channels.link(tx, { merchant_id: b.id, channel_id: c.id, service_rate: '0.01' });
+      await merchants.update(tx, { id: a.id, callback_url: `${receiver.url}/a` });
+      await merchants.update(tx, { id: b.id, callback_url: `${receiver.url}/b` });
+      return c;
+    });
     const listener = await testListener(service);
     const clientA = clientFor(listener, a);
     const clientB = clientFor(listener, b);
@@ -63,7 +68,7 @@ describe('merchant isolation', () => {
           const data = res.body.data as OrderListView;
           for (const o of data.list) expect(mine.has(o.order_no), o.order_no).toBe(true);
           const where = ['merchant_id = ?'];
-          const args: unknown[] = [m.id];
+          const args: (string | number)[] = [m.id];
           for (const [column, value, op] of [
             ['status', filter.status, '='],
             ['order_type', filter.order_type, '='],
@@ -73,8 +78,8 @@ describe('merchant isolation', () => {
             where.push(`${column} ${op} ?`);
             args.push(value);
           }
-          const expected = service.db.prepare(`SELECT count(*) AS n FROM orders WHERE ${where.join(' AND ')}`).get(...args) as { n: number };
-          expect(data.total).toBe(expected.n);
+          const expected = await read(service, (tx) => tx.get<{ n: number }>(`SELECT count(*) AS n FROM orders WHERE ${where.join(' AND ')}`, args));
+          expect(data.total).toBe(expected!.n);
         },
       ),
       { numRuns: 40 },
@@ -116,12 +121,12 @@ describe('merchant isolation', () => {
 
     // Callbacks of each merchant's orders go to that merchant only.
     const until = Date.now() + 15_000;
-    const expected = service.db.prepare("SELECT count(*) AS n FROM callback_deliveries WHERE state <> 'delivered'");
+    const undelivered = async () => (await read(service, (tx) => tx.get<{ n: number }>("SELECT count(*) AS n FROM callback_deliveries WHERE state <> 'delivered'")))!.n;
     // The in-process service has no timers: run its due work (payouts start, callbacks go out) by hand.
     do {
       await service.work.runDue();
       await sleep(50);
-    } while (((expected.get() as { n: number }).n > 0 || receiver.received.length === 0) && Date.now() < until);
+    } while (((await undelivered()) > 0 || receiver.received.length === 0) && Date.now() < until);
     expect(receiver.received.length).toBeGreaterThan(0);
     for (const r of receiver.received) {
       const toA = r.path.endsWith('/a');

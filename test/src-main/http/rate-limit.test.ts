@@ -63,7 +63,7 @@ describe('token bucket', () => {
 
 describe('rate limits over HTTP', () => {
   it('limits every route of the listener per client address, with a 429 envelope and Retry-After', async () => {
-    const service = testService();
+    const service = await testService();
     const listener = await testListener(service, { rateLimits: { perAddress: { limit: 4, periodSeconds: 60 }, perApiKey: null } });
     const statuses: number[] = [];
     for (const path of ['/nope', '/addons/paychannel/channel/alpha/provinceList', '/addons/paychannel/merchant/getPayChannels', '/x']) {
@@ -80,7 +80,7 @@ describe('rate limits over HTTP', () => {
   });
 
   it('behind a trusted proxy, counts the client address it forwards; forwarded headers from anyone else are ignored', async () => {
-    const service = testService();
+    const service = await testService();
     const perAddress = { limit: 2, periodSeconds: 60 };
     const get = (url: string, forwardedFor: string) =>
       fetch(`${url}/addons/paychannel/channel/alpha/provinceList`, { headers: { 'x-forwarded-for': forwardedFor } }).then((r) => r.status);
@@ -107,27 +107,27 @@ describe('rate limits over HTTP', () => {
   });
 
   it('limits verified requests per api_key; forged requests with the public api_key do not use the quota', async () => {
-    const service = testService();
-    const a = seedMerchant(service, 'A');
-    const b = seedMerchant(service, 'B');
+    const service = await testService();
+    const a = await seedMerchant(service, 'A');
+    const b = await seedMerchant(service, 'B');
     const listener = await testListener(service, { rateLimits: { perApiKey: { limit: 3, periodSeconds: 60 }, perAddress: null } });
     const clientA = clientFor(listener, a);
     const forger = clientFor(listener, { ...a, apiSecret: 'sk_not_the_secret_at_all_0000000000000' });
     for (let i = 0; i < 10; i++) expect((await forger.getPayChannels()).status).toBe(401);
     for (let i = 0; i < 3; i++) expect((await clientA.getPayChannels()).body.code).toBe(1);
-    const noncesBefore = rowCount(service, 'nonces');
+    const noncesBefore = await rowCount(service, 'nonces');
     const limited = await clientA.orderQueryList();
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('20');
     expect(limited.body).toEqual({ code: ErrorCode.RATE_LIMITED, msg: expect.stringContaining('api_key'), data: null });
     // Refused before its nonce was consumed: the client may retry the same request later.
-    expect(rowCount(service, 'nonces')).toBe(noncesBefore);
+    expect(await rowCount(service, 'nonces')).toBe(noncesBefore);
     expect((await clientFor(listener, b).getPayChannels()).body.code).toBe(1);
   });
 
   it('is off when asked (benchmarks)', async () => {
-    const service = testService();
-    const m = seedMerchant(service);
+    const service = await testService();
+    const m = await seedMerchant(service);
     const listener = await testListener(service, { rateLimits: RATE_LIMITS_OFF });
     const client = clientFor(listener, m);
     // More than the default burst of 200 per address and 100 per api_key, at once.

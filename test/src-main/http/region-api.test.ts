@@ -38,7 +38,7 @@ async function getJson(url: string) {
 }
 
 async function setup(options: { basePath?: string } = {}) {
-  const service = testService();
+  const service = await testService();
   const listener = await testListener(service, options);
   const base = `${listener.url}${REGION_PATH}`;
   const list = (endpoint: string, query: Record<string, string> = {}) => getJson(`${base}/${endpoint}?${new URLSearchParams(query).toString()}`);

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src-shared/errors';
 import { RATE_LIMITS_OFF } from '../../../src-main/http/rate-limit';
 import { buildHttpApp, redactUrl } from '../../../src-main/http/server';
-import { testService } from '../../support/service-harness';
+import type { BuyOrderView } from '../../../src-shared/schemas/merchant-api';
+import { rawRequest } from '../../support/http-raw';
+import { clientFor, seedMerchant, testListener, testService } from '../../support/service-harness';
+import { captureLog } from '../../support/log-capture';
 
 /** The responses one connection received, in order: status and body of each. */
 function splitResponses(raw: string): { status: number; body: string }[] {
@@ -22,7 +25,7 @@ function splitResponses(raw: string): { status: number; body: string }[] {
 
 describe('listener shutdown', () => {
   it('answers a request that arrives while it drains with the envelope: 503, code 5030', async () => {
-    const service = testService();
+    const service = await testService();
     const app = buildHttpApp(service, { console: false, rateLimits: RATE_LIMITS_OFF });
     let routed!: () => void;
     const firstRouted = new Promise<void>((resolve) => (routed = resolve));
@@ -54,17 +57,103 @@ describe('listener shutdown', () => {
   });
 });
 
+describe('a client that gives up mid-request', () => {
+  it('is not a server error: no error-level log line, no stack', async () => {
+    const log = captureLog('debug');
+    const listener = await testListener(await testService(), { console: false, logger: log.logger });
+    const { port } = new URL(listener.url);
+    for (const path of ['/addons/paychannel/merchant/createOrder', '/channel/notify/1', '/pay/AAAAAAAAbbbbbbbbCCCCCCCCdddddddd/pay']) {
+      const socket = net.connect(Number(port), '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      const type = path.startsWith('/pay/') ? 'application/x-www-form-urlencoded' : 'application/json';
+      // Headers promise 1,000 bytes; 10 arrive, then the client hangs up.
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: ${type}\r\nContent-Length: 1000\r\n\r\n{"a":"bcd"`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.destroy();
+    }
+    // The service notices the hang-up asynchronously.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(log.errors()).toEqual([]);
+    expect(JSON.stringify(log.lines())).not.toContain('"stack"');
+  });
+});
+
+describe('a request the parser refuses', () => {
+  it('gets one 431 answer and a clean close while the client is still sending, never a reset', async () => {
+    const service = await testService();
+    const app = buildHttpApp(service, { console: false, rateLimits: RATE_LIMITS_OFF });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as net.AddressInfo;
+    const serverSockets: Promise<boolean>[] = [];
+    app.server.on('connection', (s: net.Socket) => serverSockets.push(new Promise((resolve) => s.on('close', resolve))));
+
+    // Far over the 16 KiB limit: the parser fails on the first chunk and
+    // again on each later one, while the rest is still arriving.
+    const socket = net.connect(port, '127.0.0.1');
+    let raw = '';
+    socket.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+    const outcome = new Promise<string>((resolve) => {
+      socket.on('error', (err: NodeJS.ErrnoException) => resolve(`error ${err.code}`));
+      socket.on('end', () => {
+        socket.end();
+        resolve('end');
+      });
+    });
+    socket.write(`GET /addons/paychannel/channel/alpha/provinceList?x=${'a'.repeat(500_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+
+    expect(await outcome).toBe('end');
+    const serverHadError = await serverSockets[0];
+    await app.close();
+    const responses = splitResponses(raw);
+    expect(responses.map((r) => r.status)).toEqual([431]);
+    expect(JSON.parse(responses[0]!.body)).toMatchObject({ code: ErrorCode.HEADERS_TOO_LARGE, data: null });
+    // Closed with unread input, or after a failed second answer, the socket would send a reset.
+    expect(serverHadError).toBe(false);
+  });
+});
+
 describe('request log URLs', () => {
   it.each([
     ['/console/login?token=abc.def', '/console/login?token=[redacted]'],
-    ['/console/login?x=1&TOKEN=abc.def#f', '/console/login?x=1&TOKEN=[redacted]#f'],
+    // After the ?, a # is part of the value the router hands over: all of it is redacted.
+    ['/console/login?x=1&TOKEN=abc.def#f', '/console/login?x=1&TOKEN=[redacted]'],
     ['/pay/AAAAAAAAbbbbbbbbCCCCCCCCdddddddd', '/pay/[redacted]'],
     ['/pay/AAAAAAAAbbbbbbbbCCCCCCCCdddddddd/pay', '/pay/[redacted]/pay'],
     ['/pay/AAAA?x=1', '/pay/[redacted]?x=1'],
     ['/addons/paychannel/merchant/orderQueryList', '/addons/paychannel/merchant/orderQueryList'],
     ['/channel/notify/3', '/channel/notify/3'],
     ['/x/pay/abc', '/x/pay/abc'],
+    // What the router decodes is redacted too: fast-querystring decodes names, find-my-way the path.
+    ['/console/login?%74oken=abc.def', '/console/login?%74oken=[redacted]'],
+    ['/console/login?x=1&T%6F%6bEN=abc.def', '/console/login?x=1&T%6F%6bEN=[redacted]'],
+    ['/console/login?token=a&token=b', '/console/login?token=[redacted]&token=[redacted]'],
+    // The router takes what follows a # as the query string as well.
+    ['/console/login#token=abc.def', '/console/login#token=[redacted]'],
+    ['/%70ay/AAAAAAAAbbbbbbbbCCCCCCCCdddddddd', '/%70ay/[redacted]'],
+    ['/%70%61%79/AAAAAAAAbbbbbbbbCCCCCCCCdddddddd/fail?x=1', '/%70%61%79/[redacted]/fail?x=1'],
+    ['/pay/%41AAAAAAAbbbbbbbbCCCCCCCCdddddddd', '/pay/[redacted]'],
   ])('%s → %s', (url, logged) => {
     expect(redactUrl(url)).toBe(logged);
+  });
+
+  it('keeps percent-encoded login and pay tokens out of the request log of a real listener', async () => {
+    const log = captureLog('info');
+    const service = await testService();
+    const listener = await testListener(service, { logger: log.logger });
+    const host = new URL(listener.url).host;
+    const login = (await service.store.write((tx) => service.services.consoleAuth.issueLoginToken(tx))).credential;
+    await rawRequest(listener.url, 'HEAD', `/console/login?%74oken=${encodeURIComponent(login)}`, { headers: { host } });
+
+    const m = await seedMerchant(service);
+    const created = await clientFor(listener, m).createOrder({ order_type: 1, cny_amount: '10.00', paychannel_id: m.channels.beta, paychannel_paymethod: 'alipay' });
+    const payToken = new URL((created.body.data as BuyOrderView).pay_url).pathname.split('/')[2]!;
+    const page = await rawRequest(listener.url, 'GET', `/%70ay/${payToken}`, { headers: { host } });
+    expect(page.status).toBe(200);
+
+    const logged = JSON.stringify(log.lines());
+    expect(logged).toContain('/console/login?%74oken=[redacted]');
+    expect(logged).toContain('/%70ay/[redacted]');
+    expect(logged).not.toContain(login.split('.').at(-1)!);
+    expect(logged).not.toContain(payToken);
   });
 });

@@ -71,8 +71,8 @@ describe('region service', () => {
     expect(createRegionService().payload).toBe(regions.payload);
   });
 
-  it('is part of every opened service', () => {
-    const service = testService();
+  it('is part of every opened service', async () => {
+    const service = await testService();
     expect(service.services.regions.version().etag).toBe(regions.version().etag);
     expect(service.services.regions.cities('上海市')).toEqual([{ name: '上海市', code: '310100' }]);
   });

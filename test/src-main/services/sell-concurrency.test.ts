@@ -1,6 +1,6 @@
 /**
  * Many sells at once against a limited balance, over real HTTP through the
- * group-commit write queue: the balance is never overdrawn, every accepted
+ * store's units of work (group commit on SQLite, row locks on PostgreSQL): the balance is never overdrawn, every accepted
  * sell reserved exactly its deduction, and every refused one really did not
  * fit (its deduction is more than what was left).
  */
@@ -10,11 +10,11 @@ import { computeSellFees } from '../../../src-shared/fees';
 import { formatFen } from '../../../src-shared/money';
 import { ErrorCode } from '../../../src-shared/errors';
 import { expectLedgerConsistent } from '../../support/money';
-import { clientFor, seedMerchant, testListener, testService } from '../../support/service-harness';
+import { clientFor, read, seedMerchant, testListener, testService } from '../../support/service-harness';
 
 describe('parallel sells against a limited balance', () => {
   it('never overdraw, whatever the amounts and the parallelism', async () => {
-    const service = testService();
+    const service = await testService();
     const listener = await testListener(service);
     let run = 0;
     let acceptedTotal = 0;
@@ -25,11 +25,9 @@ describe('parallel sells against a limited balance', () => {
         fc.array(fc.integer({ min: 100, max: 500_000 }), { minLength: 10, maxLength: 60 }),
         fc.integer({ min: 1, max: 4 }),
         async (balance, amounts, clients) => {
-          const m = seedMerchant(service, `Sells ${run++}`, { balance });
-          const fees = service.ctx.repos.channels.findLinked(m.id, m.channels.beta)!;
-          const deduction = (fen: number) =>
-            computeSellFees(fen, { service_rate: fees.service_rate, passage_rate: fees.passage_rate, deposit_rate: fees.deposit_rate, base_rate: fees.base_rate })
-              .merchant_actual_amount;
+          const m = await seedMerchant(service, `Sells ${run++}`, { balance });
+          const { fees } = await read(service, (tx) => service.services.channels.resolveForOrder(tx, m.id, m.channels.beta, 'bank'));
+          const deduction = (fen: number) => computeSellFees(fen, fees).merchant_actual_amount;
           const pool = Array.from({ length: clients }, () => clientFor(listener, m));
           const results = await Promise.all(
             amounts.map((fen, i) =>
@@ -47,14 +45,14 @@ describe('parallel sells against a limited balance', () => {
           acceptedTotal += accepted.length;
           refusedTotal += refused.length;
           const reserved = accepted.reduce((s, fen) => s + deduction(fen), 0);
-          const b = service.services.ledger.balances(m.id);
+          const b = await read(service, (tx) => service.services.ledger.balances(tx, m.id));
           expect(b.available).toBeGreaterThanOrEqual(0);
           expect(b.frozen).toBe(reserved);
           expect(b.available + b.frozen).toBe(balance);
           // Available only went down during the burst, so a refused sell did not fit at the end either.
           for (const fen of refused) expect(deduction(fen)).toBeGreaterThan(b.available);
-          const orders = service.db.prepare("SELECT count(*) AS n FROM orders WHERE merchant_id = ? AND order_type = 2").get(m.id) as { n: number };
-          expect(orders.n).toBe(accepted.length);
+          const orders = await read(service, (tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM orders WHERE merchant_id = ? AND order_type = 2', [m.id]));
+          expect(orders!.n).toBe(accepted.length);
         },
       ),
       { numRuns: 12 },
@@ -62,6 +60,6 @@ describe('parallel sells against a limited balance', () => {
     // Both outcomes happened, so the property was really exercised.
     expect(acceptedTotal).toBeGreaterThan(0);
     expect(refusedTotal).toBeGreaterThan(0);
-    expectLedgerConsistent(service);
-  }, 60_000);
+    await expectLedgerConsistent(service);
+  }, 120_000);
 });

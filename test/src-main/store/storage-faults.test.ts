@@ -9,21 +9,56 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createMerchantClient, type MerchantClient } from '../../../src-shared/client/merchant-client';
 import { ErrorCode } from '../../../src-shared/errors';
+import { createOrderRepository } from '../../../src-main/repositories/order-repository';
 import { openService, type MerchantConsoleService } from '../../../src-main/service';
 import { expectLedgerConsistent } from '../../support/money';
 import { canMount, mountTmpfs } from '../../support/mounts';
 import { serveFailure, startServeChild } from '../../support/serve-child';
-import { clientFor, seedMerchant, testListener, testService, type SeededMerchant } from '../../support/service-harness';
+import { clientFor, read, rowCount, seedMerchant, testListener, testService, write, type SeededMerchant } from '../../support/service-harness';
 import { tempDir } from '../../support/temp-dir';
+import type { Store, WriteOptions, WriteTx } from '../../../src-main/store/store';
 
 const buy = (m: SeededMerchant) => ({ order_type: 1, cny_amount: '100.00', paychannel_id: m.channels.beta, paychannel_paymethod: 'alipay' });
 const sell = (m: SeededMerchant) => ({ order_type: 2, cny_amount: '10.00', paychannel_id: m.channels.beta, paychannel_paymethod: 'bank' });
 
-function integrity(service: MerchantConsoleService): string {
-  return service.db.pragma('integrity_check', { simple: true }) as string;
+const orders = createOrderRepository();
+
+async function integrity(service: MerchantConsoleService): Promise<string> {
+  return (await read(service, (tx) => tx.get<{ integrity_check: string }>('PRAGMA integrity_check')))!.integrity_check;
+}
+
+/** Sets a pragma on the store's writer connection (where the service's writes run). */
+async function writerPragma(service: MerchantConsoleService, pragma: string): Promise<void> {
+  await write(service, (tx) => tx.run(`PRAGMA ${pragma}`));
+}
+
+/**
+ * From now on every unit of work meets a writer that refuses to write
+ * (query_only: SQLITE_READONLY, what SQLite reports once the file cannot be
+ * written), until the returned function is called. Set per unit of work, as
+ * the store's writer only runs inside units of work (a bare query_only would
+ * also refuse the BEGIN of the unit meant to turn it off).
+ */
+function readOnlyWriter(service: MerchantConsoleService): () => void {
+  const store = service.store;
+  const original = store.write.bind(store);
+  const spy = vi.spyOn(store, 'write').mockImplementation(((fn: (tx: WriteTx) => Promise<unknown>, options?: WriteOptions) =>
+    original(async (tx) => {
+      await tx.run('PRAGMA query_only = ON');
+      try {
+        return await fn(tx);
+      } finally {
+        await tx.run('PRAGMA query_only = OFF');
+      }
+    }, options)) as Store['write']);
+  return () => spy.mockRestore();
+}
+
+async function findByNo(service: MerchantConsoleService, orderNo: string) {
+  return read(service, (tx) => orders.findByNo(tx, orderNo));
 }
 
 /** Creates orders until one is refused; returns the acknowledged order numbers and the refusal. */
@@ -47,44 +82,43 @@ function expectStorageRefusal(res: { status: number; body: { code: number; msg: 
 
 describe('storage failures while running (simulated in SQLite)', () => {
   it('disk full mid-run: 503 naming the full disk, nothing half written, writes resume once there is room', async () => {
-    const service = testService();
-    const m = seedMerchant(service, 'Full', { balance: 10_000_000 });
+    const service = await testService();
+    const m = await seedMerchant(service, 'Full', { balance: 10_000_000 });
     const listener = await testListener(service);
     const client = clientFor(listener, m);
     for (let i = 0; i < 5; i++) expect((await client.createOrder(buy(m))).body.code).toBe(1);
-    const pages = service.db.pragma('page_count', { simple: true }) as number;
-    service.db.pragma(`max_page_count = ${pages + 3}`);
+    const pages = (await write(service, (tx) => tx.get<{ page_count: number }>('PRAGMA page_count')))!.page_count;
+    await writerPragma(service, `max_page_count = ${pages + 3}`);
     const { acked, refused } = await createUntilRefused(client, m);
     expectStorageRefusal(refused, /disk holding the data dir is full/);
 
     // Every acknowledged order is there with its reservation; the refused one left nothing.
-    const ordersNow = (service.db.prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n;
-    expect(ordersNow).toBe(5 + acked.length);
-    for (const no of acked) expect(service.ctx.repos.orders.findByNo(no)).toBeDefined();
-    expectLedgerConsistent(service);
-    expect(integrity(service)).toBe('ok');
+    expect(await rowCount(service, 'orders')).toBe(5 + acked.length);
+    for (const no of acked) expect(await findByNo(service, no)).toBeDefined();
+    await expectLedgerConsistent(service);
+    expect(await integrity(service)).toBe('ok');
     // Region data (no write) still answers.
     expect((await fetch(`${listener.url}/addons/paychannel/channel/alpha/provinceList`)).status).toBe(200);
 
-    service.db.pragma('max_page_count = 1073741823');
+    await writerPragma(service, 'max_page_count = 1073741823');
     expect((await client.createOrder(sell(m))).body.code).toBe(1);
-    expectLedgerConsistent(service);
+    await expectLedgerConsistent(service);
   });
 
   it('database read-only mid-run: 503 naming the read-only data dir, then writes resume', async () => {
-    const service = testService();
-    const m = seedMerchant(service, 'RO', { balance: 10_000_000 });
+    const service = await testService();
+    const m = await seedMerchant(service, 'RO', { balance: 10_000_000 });
     const listener = await testListener(service);
     const client = clientFor(listener, m);
     expect((await client.createOrder(buy(m))).body.code).toBe(1);
-    service.db.pragma('query_only = ON'); // what SQLite reports once it cannot write: SQLITE_READONLY
-    const before = (service.db.prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n;
+    const writable = readOnlyWriter(service);
+    const before = await rowCount(service, 'orders');
     expectStorageRefusal((await client.createOrder(sell(m))) as never, /read-only/);
-    expect((service.db.prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n).toBe(before);
-    service.db.pragma('query_only = OFF');
+    expect(await rowCount(service, 'orders')).toBe(before);
+    writable();
     expect((await client.createOrder(sell(m))).body.code).toBe(1);
-    expectLedgerConsistent(service);
-    expect(integrity(service)).toBe('ok');
+    await expectLedgerConsistent(service);
+    expect(await integrity(service)).toBe('ok');
   });
 });
 
@@ -95,12 +129,12 @@ function errorOf(stderr: string): string {
   return (JSON.parse(line) as { error: string }).error;
 }
 
-function prepareDataDir(dataDir: string): SeededMerchant {
-  const service = openService({ dataDir });
+async function prepareDataDir(dataDir: string): Promise<SeededMerchant> {
+  const service = await openService({ dataDir });
   try {
-    return seedMerchant(service, 'Disk', { balance: 100_000_000 });
+    return await seedMerchant(service, 'Disk', { balance: 100_000_000 });
   } finally {
-    service.close();
+    await service.close();
   }
 }
 
@@ -112,7 +146,7 @@ describe.skipIf(!canMount())('storage failures on a real file system (tmpfs; roo
   it('a disk that fills up under serve: 503s, serve stays up, nothing lost or corrupt after it gets room', async () => {
     const disk = mountTmpfs('3m');
     const dataDir = path.join(disk.dir, 'data');
-    const m = prepareDataDir(dataDir);
+    const m = await prepareDataDir(dataDir);
     const serve = await startServeChild(dataDir);
     const client = clientOf(serve.url, m);
     disk.fill(256 * 1024); // leave a little room: the first orders fit, then the WAL cannot grow
@@ -130,14 +164,14 @@ describe.skipIf(!canMount())('storage failures on a real file system (tmpfs; roo
     await serve.stop('SIGKILL'); // as if the machine went down with the disk full
 
     disk.remount('size=64m');
-    const reopened = openService({ dataDir });
+    const reopened = await openService({ dataDir });
     try {
-      expect(integrity(reopened)).toBe('ok');
-      for (const no of acked) expect(reopened.ctx.repos.orders.findByNo(no), no).toBeDefined();
-      expect((reopened.db.prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n).toBe(acked.length);
-      expectLedgerConsistent(reopened);
+      expect(await integrity(reopened)).toBe('ok');
+      for (const no of acked) expect(await findByNo(reopened, no), no).toBeDefined();
+      expect(await rowCount(reopened, 'orders')).toBe(acked.length);
+      await expectLedgerConsistent(reopened);
     } finally {
-      reopened.close();
+      await reopened.close();
     }
     const again = await startServeChild(dataDir);
     expect((await clientOf(again.url, m).createOrder(buy(m))).body.code).toBe(1);
@@ -156,7 +190,7 @@ describe.skipIf(!canMount())('storage failures on a real file system (tmpfs; roo
   it('a read-only data dir at start-up: serve exits with a message naming it; the data is untouched', async () => {
     const disk = mountTmpfs('16m');
     const dataDir = path.join(disk.dir, 'data');
-    prepareDataDir(dataDir);
+    await prepareDataDir(dataDir);
     const before = fs.readFileSync(path.join(dataDir, 'merchant-console.sqlite'));
     disk.remount('ro');
     const existing = await serveFailure(dataDir);
@@ -166,11 +200,11 @@ describe.skipIf(!canMount())('storage failures on a real file system (tmpfs; roo
     expect(errorOf(fresh.stderr)).toMatch(/^the data dir is read-only \(EROFS/);
     disk.remount('rw');
     expect(fs.readFileSync(path.join(dataDir, 'merchant-console.sqlite')).equals(before)).toBe(true);
-    const reopened = openService({ dataDir });
+    const reopened = await openService({ dataDir });
     try {
-      expect(integrity(reopened)).toBe('ok');
+      expect(await integrity(reopened)).toBe('ok');
     } finally {
-      reopened.close();
+      await reopened.close();
     }
   });
 });
@@ -179,7 +213,7 @@ describe.skipIf(process.platform === 'win32')('a data dir this user may not writ
   it('serve exits with a message naming the data dir', async () => {
     const parent = tempDir();
     const dataDir = path.join(parent, 'data');
-    prepareDataDir(dataDir);
+    await prepareDataDir(dataDir);
     const before = fs.readFileSync(path.join(dataDir, 'merchant-console.sqlite'));
     // Root may write anywhere, so as root serve runs as `nobody` on a dir it can read but not write.
     const asRoot = process.getuid?.() === 0;

@@ -1,0 +1,169 @@
+/**
+ * Copies a whole store into an empty one of either engine (`merchant-console
+ * db copy`, docs/deployment.md): how a merchant who started on the desktop
+ * (SQLite) moves to a team deployment (PostgreSQL), and back.
+ *
+ * The source is read in one snapshot and the target written in one unit of
+ * work, so the copy is consistent and all-or-nothing. Rows keep their ids;
+ * derived tables (the list counters) are rebuilt by the target's own
+ * triggers as the orders arrive; PostgreSQL's id sequences are moved past
+ * the copied ids afterwards. Sealed secrets are copied as they are: the
+ * target must be used with the same master key.
+ */
+import type { ReadTx, Store, WriteTx } from './store';
+
+/** Every table, parents before children (foreign keys). */
+export const COPIED_TABLES = [
+  'settings',
+  'merchants',
+  'channels',
+  'merchant_channels',
+  'payment_methods',
+  'orders',
+  'nonces',
+  'console_login_tokens',
+  'console_sessions',
+  'ledger_transactions',
+  'ledger_entries',
+  'merchant_balances',
+  'order_transitions',
+  'order_jobs',
+  'callback_deliveries',
+  'callback_attempts',
+  'idempotency_keys',
+] as const;
+
+/** Kept by triggers on orders: rebuilt on the target, compared after. */
+export const DERIVED_TABLES = ['order_counts', 'order_totals'] as const;
+
+/** Tables whose key is a generated id (PostgreSQL sequences to move on). */
+const ID_TABLES = new Set(['merchants', 'channels', 'payment_methods', 'orders', 'ledger_transactions', 'ledger_entries', 'order_transitions', 'order_jobs', 'callback_deliveries', 'callback_attempts']);
+
+/** The order rows are read and written in: a key that pages through the table. */
+const KEY: Record<(typeof COPIED_TABLES)[number], string[]> = {
+  settings: ['key'],
+  merchants: ['id'],
+  channels: ['id'],
+  merchant_channels: ['merchant_id', 'channel_id'],
+  payment_methods: ['id'],
+  orders: ['id'],
+  nonces: ['api_key', 'nonce'],
+  console_login_tokens: ['id'],
+  console_sessions: ['id'],
+  ledger_transactions: ['id'],
+  ledger_entries: ['id'],
+  merchant_balances: ['merchant_id'],
+  order_transitions: ['id'],
+  order_jobs: ['id'],
+  callback_deliveries: ['id'],
+  callback_attempts: ['id'],
+  idempotency_keys: ['merchant_id', 'idem_key'],
+};
+
+export interface CopyProgress {
+  table: string;
+  copied: number;
+  total: number;
+}
+
+export interface CopyReport {
+  tables: { table: string; source: number; target: number }[];
+  /** The list counters, rebuilt on the target: equal when both stores count the same orders (zero rows aside). */
+  counters: { table: string; source: string; target: string }[];
+}
+
+export class TargetNotEmptyError extends Error {
+  constructor(location: string, table: string, rows: number) {
+    super(`the target ${location} is not empty (${table} has ${rows} row${rows === 1 ? '' : 's'}); copy only into an empty store`);
+    this.name = 'TargetNotEmptyError';
+  }
+}
+
+async function countRows(tx: ReadTx, table: string): Promise<number> {
+  return (await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))!.n;
+}
+
+/** The first table that has rows, or undefined when the store holds nothing. */
+export async function firstNonEmptyTable(store: Store): Promise<{ table: string; rows: number } | undefined> {
+  return store.read(async (tx) => {
+    for (const table of [...COPIED_TABLES, ...DERIVED_TABLES]) {
+      const rows = await countRows(tx, table);
+      if (rows > 0) return { table, rows };
+    }
+    return undefined;
+  });
+}
+
+const CHUNK = 500;
+
+async function copyTable(src: ReadTx, dst: WriteTx, table: (typeof COPIED_TABLES)[number], onProgress: (p: CopyProgress) => void): Promise<number> {
+  const total = await countRows(src, table);
+  const key = KEY[table];
+  let copied = 0;
+  let after: unknown[] | undefined;
+  onProgress({ table, copied, total });
+  for (;;) {
+    const where = after ? `WHERE (${key.join(', ')}) > (${key.map(() => '?').join(', ')})` : '';
+    const rows = await src.all<Record<string, unknown>>(`SELECT * FROM ${table} ${where} ORDER BY ${key.join(', ')} LIMIT ${CHUNK}`, after ?? []);
+    if (rows.length === 0) break;
+    const columns = Object.keys(rows[0]!);
+    const values = rows.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ');
+    await dst.run(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${values}`, rows.flatMap((r) => columns.map((c) => r[c])));
+    copied += rows.length;
+    const last = rows[rows.length - 1]!;
+    after = key.map((k) => last[k]);
+    onProgress({ table, copied, total });
+    if (rows.length < CHUNK) break;
+  }
+  return copied;
+}
+
+/**
+ * Copies `source` into `target` (refused unless the target is empty) and
+ * compares the row count of every table afterwards.
+ */
+export async function copyStore(source: Store, target: Store, onProgress: (p: CopyProgress) => void = () => undefined): Promise<CopyReport> {
+  const occupied = await firstNonEmptyTable(target);
+  if (occupied) throw new TargetNotEmptyError(target.location, occupied.table, occupied.rows);
+  // One snapshot of the source, one unit of work on the target: a consistent copy, or nothing.
+  // (The target's unit waits on the source's reads: fine for a tool that has the target to itself.)
+  await source.read((src) =>
+    target.write(async (dst) => {
+      for (const table of COPIED_TABLES) await copyTable(src, dst, table, onProgress);
+      if (dst.dialect === 'postgres') {
+        for (const table of COPIED_TABLES) {
+          if (!ID_TABLES.has(table)) continue;
+          await dst.get(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), coalesce((SELECT max(id) FROM ${table}), 0) + 1, false)`);
+        }
+      }
+    }),
+  );
+  const tables: CopyReport['tables'] = [];
+  for (const table of COPIED_TABLES) {
+    tables.push({ table, source: await source.read((tx) => countRows(tx, table)), target: await target.read((tx) => countRows(tx, table)) });
+  }
+  const counters: CopyReport['counters'] = [];
+  for (const table of DERIVED_TABLES) {
+    counters.push({ table, source: await source.read((tx) => counterDigest(tx, table)), target: await target.read((tx) => counterDigest(tx, table)) });
+  }
+  return { tables, counters };
+}
+
+/** What a counter table says, independent of rows left at zero: rows, orders and a weighted sum over the keys. */
+async function counterDigest(tx: ReadTx, table: (typeof DERIVED_TABLES)[number]): Promise<string> {
+  const day = table === 'order_counts' ? 'day' : '0';
+  const row = await tx.get<{ rows: number; n: number; weighted: number }>(
+    `SELECT count(*) AS rows, coalesce(sum(n), 0) AS n,
+       coalesce(sum(n * (merchant_id * 7 + ${day} * 13 + order_type * 17 + length(status) * 19)), 0) AS weighted
+     FROM ${table} WHERE n > 0`,
+  );
+  return `${row!.rows} rows, ${row!.n} orders, ${row!.weighted}`;
+}
+
+/** Differences a copy report shows (empty: the copy is complete). */
+export function copyProblems(report: CopyReport): string[] {
+  return [
+    ...report.tables.filter((t) => t.source !== t.target).map((t) => `${t.table}: ${t.source} rows in the source, ${t.target} in the target`),
+    ...report.counters.filter((c) => c.source !== c.target).map((c) => `${c.table}: source ${c.source}, target ${c.target}`),
+  ];
+}

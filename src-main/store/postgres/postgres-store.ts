@@ -1,0 +1,378 @@
+/**
+ * The PostgreSQL engine of the store API (team deployments, docs/deployment.md):
+ * a connection pool (node-postgres) and one database transaction per unit of
+ * work. Writes run at READ COMMITTED; code that must see a row settle first
+ * takes it with a row lock (repositories add FOR UPDATE where the SQLite
+ * engine's single writer already serialises). A unit that hits a
+ * serialization failure or a deadlock is rolled back and run again, whole.
+ * Reads run in a REPEATABLE READ, READ ONLY transaction: one snapshot.
+ *
+ * Integers are BIGINT and come back as JS numbers (checked safe); sums
+ * (NUMERIC) likewise. Text columns use the "C" collation so comparisons and
+ * prefix ranges behave as in SQLite, whatever the database's locale.
+ */
+import pg from 'pg';
+import {
+  StoreError,
+  type MigrationTx,
+  type ReadTx,
+  type SqlParams,
+  type Store,
+  type StoreErrorKind,
+  type StoreStats,
+  type WriteOptions,
+  type WriteTx,
+} from '../store';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS, SchemaTooNewError, type Migration } from '../migrations/index';
+import { toPgStatement } from './placeholders';
+
+export const MIN_SERVER_VERSION_NUM = 150000;
+
+export interface PostgresStoreOptions {
+  url: string;
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+  /** Apply migrations up to this version only (tests of older versions). */
+  targetVersion?: number;
+  /** Shown in pg_stat_activity. */
+  applicationName?: string;
+  /** Skip migrations (db copy reads a source as it is; tools that only inspect). */
+  migrate?: boolean;
+}
+
+export interface PostgresStore extends Store {
+  readonly dialect: 'postgres';
+  /** Runs fn on one connection outside the pool's units of work (advisory locks, LISTEN); release it afterwards. */
+  connect(): Promise<pg.PoolClient>;
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+function safeInteger(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`integer ${text} is beyond what JavaScript represents exactly`);
+  return n;
+}
+
+const typeParsers = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID || oid === NUMERIC_OID) return safeInteger;
+    return pg.types.getTypeParser(oid, format);
+  },
+} as unknown as pg.CustomTypesConfig;
+
+function kindOf(code: string): StoreErrorKind {
+  switch (code) {
+    case '23505':
+      return 'unique';
+    case '23503':
+      return 'foreign-key';
+    case '23514':
+      return 'check';
+    case '23502':
+      return 'not-null';
+    case '40001':
+    case '40P01':
+      return 'serialization';
+    case '53100': // disk_full
+    case '58030': // io_error
+    case '25006': // read_only_sql_transaction (a standby, or default_transaction_read_only)
+      return 'storage';
+  }
+  if (/^(08|57P|53300)/.test(code) || /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NOTFOUND|AI_AGAIN)$/.test(code)) return 'unavailable';
+  return 'other';
+}
+
+export function toStoreError(err: unknown): unknown {
+  if (err instanceof StoreError) return err;
+  const e = err as { code?: unknown; constraint?: unknown; message?: unknown } | null;
+  if (err instanceof Error && typeof e?.code === 'string') {
+    const wrapped = new StoreError(kindOf(e.code), e.code, err.message, typeof e.constraint === 'string' ? e.constraint : undefined);
+    wrapped.stack = err.stack;
+    return wrapped;
+  }
+  if (err instanceof Error && /Connection terminated|timeout exceeded when trying to connect/i.test(err.message)) {
+    return new StoreError('unavailable', 'CONNECTION', err.message);
+  }
+  return err;
+}
+
+class PgReadTx implements ReadTx {
+  readonly dialect = 'postgres' as const;
+  constructor(protected readonly client: pg.PoolClient) {}
+  protected async query(sql: string, params: SqlParams | undefined): Promise<pg.QueryResult> {
+    const s = toPgStatement(sql);
+    try {
+      return await this.client.query({ name: s.name, text: s.text, values: s.values(params) });
+    } catch (err) {
+      throw toStoreError(err);
+    }
+  }
+  async all<R>(sql: string, params?: SqlParams): Promise<R[]> {
+    return (await this.query(sql, params)).rows as R[];
+  }
+  async get<R>(sql: string, params?: SqlParams): Promise<R | undefined> {
+    return (await this.query(sql, params)).rows[0] as R | undefined;
+  }
+}
+
+let savepointSeq = 0;
+
+class PgWriteTx extends PgReadTx implements MigrationTx {
+  readonly hooks: (() => void)[] = [];
+  async run(sql: string, params?: SqlParams): Promise<number> {
+    return (await this.query(sql, params)).rowCount ?? 0;
+  }
+  async exec(sql: string): Promise<void> {
+    try {
+      await this.client.query(sql);
+    } catch (err) {
+      throw toStoreError(err);
+    }
+  }
+  async savepoint<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
+    const name = `sp${++savepointSeq}`;
+    await this.exec(`SAVEPOINT ${name}`);
+    const hooksBefore = this.hooks.length;
+    try {
+      const value = await fn(this);
+      await this.exec(`RELEASE SAVEPOINT ${name}`);
+      return value;
+    } catch (err) {
+      await this.exec(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
+      this.hooks.length = hooksBefore;
+      throw toStoreError(err);
+    }
+  }
+  afterCommit(fn: () => void): void {
+    this.hooks.push(fn);
+  }
+}
+
+/** A URL fit for messages: no password. */
+export function describePostgresUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = '';
+    return u.href.replace(/^postgres(ql)?:\/\/:?@/, 'postgres://');
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
+
+/** Connection problems in words an operator can act on (before listening). */
+export function explainConnectError(err: unknown, url: string): Error {
+  const e = err as { code?: string; message?: string };
+  const where = describePostgresUrl(url);
+  let u: URL | undefined;
+  try {
+    u = new URL(url);
+  } catch {
+    u = undefined;
+  }
+  const database = u ? decodeURIComponent(u.pathname.replace(/^\//, '')) || '(default)' : '?';
+  const user = u ? decodeURIComponent(u.username) || '(default)' : '?';
+  switch (e.code) {
+    case 'ECONNREFUSED':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+      return new Error(`cannot reach PostgreSQL at ${where} (${e.code}): is the server running, and is the host and port right?`);
+    case '28P01':
+    case '28000':
+      return new Error(`PostgreSQL at ${where} refused the credentials of user ${user} (${e.code}): check the user name and password in the database URL`);
+    case '3D000':
+      return new Error(`database ${database} does not exist on the PostgreSQL server at ${where}: create it first (createdb ${database})`);
+  }
+  return new Error(`cannot use PostgreSQL at ${where}: ${e.message ?? String(err)}`);
+}
+
+/** Refuses a server older than PostgreSQL 15, the oldest the project supports and tests: refused at start rather than failing later. */
+export function requireServerVersion(versionNum: number, versionText: string, url: string): void {
+  if (!(versionNum >= MIN_SERVER_VERSION_NUM)) {
+    throw new Error(`PostgreSQL 15 or newer is required; the server at ${describePostgresUrl(url)} runs ${versionText}`);
+  }
+}
+
+/** A constant key for the migration advisory lock ("mc-migr"). */
+const MIGRATION_LOCK_KEY = 0x6d632d6d69677200n;
+
+async function migratePostgres(client: pg.PoolClient, migrations: readonly Migration[], targetVersion: number): Promise<void> {
+  const known = migrations[migrations.length - 1]?.version ?? 0;
+  // Instances that start together migrate once: the others wait here, then find nothing to do.
+  await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY.toString()]);
+  try {
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
+    );
+    for (;;) {
+      const row = (await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')).rows[0];
+      const current = row?.v ?? 0;
+      if (current > known) throw new SchemaTooNewError(current, known);
+      const next = migrations.find((m) => m.version > current && m.version <= targetVersion);
+      if (!next) return;
+      await client.query('BEGIN');
+      try {
+        const tx = new PgWriteTx(client);
+        await client.query(next.schema.postgres);
+        await next.data?.(tx);
+        await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+          next.version,
+          next.name,
+          Math.floor(Date.now() / 1000),
+        ]);
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY.toString()]).catch(() => undefined);
+  }
+}
+
+/** Retries of a unit of work that lost a serialization race or a deadlock. */
+const MAX_RETRIES = 5;
+
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    types: typeParsers,
+    application_name: options.applicationName ?? 'merchant-console',
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its connection (server restart) must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+
+  let first: pg.PoolClient;
+  try {
+    first = await pool.connect();
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw explainConnectError(err, options.url);
+  }
+  try {
+    const row = (await first.query<{ num: string; text: string }>('SELECT current_setting($1) AS num, current_setting($2) AS text', ['server_version_num', 'server_version'])).rows[0];
+    requireServerVersion(Number(row?.num), row?.text ?? '?', options.url);
+    if (options.migrate !== false) await migratePostgres(first, MIGRATIONS, options.targetVersion ?? LATEST_SCHEMA_VERSION);
+  } catch (err) {
+    first.release(true);
+    await pool.end().catch(() => undefined);
+    throw toStoreError(err);
+  }
+  first.release();
+
+  const stats: StoreStats = { writes: 0, commits: 0, largestBatch: 1, relaxedCommits: 0 };
+  let closed = false;
+  const active = new Set<Promise<unknown>>();
+
+  function track<T>(p: Promise<T>): Promise<T> {
+    active.add(p);
+    void p.finally(() => active.delete(p)).catch(() => undefined);
+    return p;
+  }
+
+  async function connect(): Promise<pg.PoolClient> {
+    if (closed) throw new StoreError('unavailable', 'STORE_CLOSED', 'the store is closed');
+    try {
+      return await pool.connect();
+    } catch (err) {
+      throw toStoreError(err);
+    }
+  }
+
+  async function readOnce<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {
+    const client = await connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      const value = await fn(new PgReadTx(client));
+      await client.query('COMMIT');
+      return value;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => (broken = true));
+      throw toStoreError(err);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async function writeOnce<T>(fn: (tx: WriteTx) => Promise<T>, durable: boolean): Promise<{ value: T; hooks: (() => void)[] }> {
+    const client = await connect();
+    let broken = false;
+    try {
+      // A relaxed unit (a read's nonce) does not wait for its WAL flush; atomic all the same.
+      await client.query(durable ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit TO off');
+      const tx = new PgWriteTx(client);
+      const value = await fn(tx);
+      await client.query('COMMIT');
+      return { value, hooks: tx.hooks };
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => (broken = true));
+      throw toStoreError(err);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  const store: PostgresStore = {
+    dialect: 'postgres',
+    location: describePostgresUrl(options.url),
+    stats,
+
+    read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {
+      return track(
+        (async () => {
+          for (let attempt = 0; ; attempt++) {
+            try {
+              return await readOnce(fn);
+            } catch (err) {
+              if (err instanceof StoreError && err.kind === 'serialization' && attempt < MAX_RETRIES) continue;
+              throw err;
+            }
+          }
+        })(),
+      );
+    },
+
+    write<T>(fn: (tx: WriteTx) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> {
+      const durable = writeOptions.durable !== false;
+      return track(
+        (async () => {
+          for (let attempt = 0; ; attempt++) {
+            try {
+              const { value, hooks } = await writeOnce(fn, durable);
+              stats.writes++;
+              stats.commits++;
+              if (!durable) stats.relaxedCommits++;
+              for (const hook of hooks) hook();
+              return value;
+            } catch (err) {
+              if (err instanceof StoreError && err.kind === 'serialization' && attempt < MAX_RETRIES) {
+                // Let the winner finish before trying again.
+                await new Promise((r) => setTimeout(r, 2 + Math.random() * 8 * (attempt + 1)));
+                continue;
+              }
+              throw err;
+            }
+          }
+        })(),
+      );
+    },
+
+    connect,
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled([...active]);
+      await pool.end();
+    },
+  };
+  return store;
+}

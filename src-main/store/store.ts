@@ -1,0 +1,111 @@
+/**
+ * The store API: the only way services reach the database. A Store runs
+ * units of work (`read`, `write`); each gets a transaction handle (`ReadTx`,
+ * `WriteTx`) that repositories run their SQL on. Every transaction policy —
+ * snapshot reads, group commit and savepoints (SQLite), connection pooling and
+ * retries (PostgreSQL), durability — lives in the engines behind this
+ * interface (store/sqlite, store/postgres); services and repositories never
+ * see a driver.
+ *
+ * SQL is written once with `@name` (object) or `?` (array) placeholders; the
+ * PostgreSQL engine rewrites them to `$n`. Where the dialects differ, a
+ * repository picks its text by `tx.dialect`.
+ */
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** An object for `@name` placeholders (its other members are ignored), an array for `?`. */
+export type SqlParams = object;
+
+/** What a read unit of work may do. */
+export interface ReadTx {
+  readonly dialect: Dialect;
+  /** Every row of a query. */
+  all<R>(sql: string, params?: SqlParams): Promise<R[]>;
+  /** The first row of a query, or undefined. */
+  get<R>(sql: string, params?: SqlParams): Promise<R | undefined>;
+}
+
+/** What a write unit of work may do on top. */
+export interface WriteTx extends ReadTx {
+  /** Runs a statement; resolves with the number of rows it changed. */
+  run(sql: string, params?: SqlParams): Promise<number>;
+  /**
+   * Runs fn in a savepoint: when fn throws, only its writes are undone and
+   * the error is rethrown; the unit of work goes on.
+   */
+  savepoint<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T>;
+  /** Runs fn once this unit of work has committed durably (never when it rolls back). */
+  afterCommit(fn: () => void): void;
+}
+
+/** A schema change runs multi-statement DDL too. */
+export interface MigrationTx extends WriteTx {
+  exec(sql: string): Promise<void>;
+}
+
+export interface WriteOptions {
+  /**
+   * false: the commit may skip its own flush to disk (a read's nonce,
+   * docs/decisions.md). It is atomic and survives a crash of the process; an
+   * OS crash or power cut before the next durable commit may forget it.
+   */
+  durable?: boolean;
+}
+
+export interface StoreStats {
+  /** Units of work committed, and commits that carried them (SQLite: group commit makes these differ). */
+  writes: number;
+  commits: number;
+  largestBatch: number;
+  relaxedCommits: number;
+}
+
+export interface Store {
+  readonly dialect: Dialect;
+  /** Where the data lives, for messages (a file path, or host/database; never a password). */
+  readonly location: string;
+  /** A consistent read-only snapshot for the whole of fn. */
+  read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn atomically and resolves once its commit is durable (unless
+   * `durable: false`). A throw rolls back everything fn wrote.
+   * fn must only do database work through tx: no network calls, no timers,
+   * and never another unit of work (that would wait on itself).
+   */
+  write<T>(fn: (tx: WriteTx) => Promise<T>, options?: WriteOptions): Promise<T>;
+  readonly stats: StoreStats;
+  /** Waits for units of work under way, then closes every connection. */
+  close(): Promise<void>;
+}
+
+/** Why a statement failed, independent of the engine. */
+export type StoreErrorKind =
+  | 'unique'
+  | 'foreign-key'
+  | 'check'
+  | 'not-null'
+  | 'serialization'
+  | 'storage'
+  | 'unavailable'
+  | 'other';
+
+/**
+ * A driver error as the store reports it. `code` keeps the driver's own
+ * code (SQLITE_FULL, 23505…) for messages; `kind` is what code may decide on.
+ */
+export class StoreError extends Error {
+  constructor(
+    readonly kind: StoreErrorKind,
+    readonly code: string,
+    message: string,
+    readonly constraint?: string,
+  ) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
+export function isUniqueViolation(err: unknown): boolean {
+  return err instanceof StoreError && err.kind === 'unique';
+}

@@ -1,0 +1,192 @@
+/**
+ * Staff accounts, sessions, two-person approval and the audit trail, as the
+ * console API carries them (docs/accounts.md).
+ */
+import { z } from 'zod';
+import { PERMISSIONS, ROLES } from '../auth/permissions';
+import { boundedText, positiveId } from './fields';
+
+/** Sign-in names: lowercase letters, digits, dot, dash, underscore; 3-64 characters. */
+export const LOGIN_PATTERN = /^[a-z0-9][a-z0-9._-]{2,63}$/;
+export const loginField = z
+  .string()
+  .trim()
+  .transform((v) => v.toLowerCase())
+  .pipe(z.string().regex(LOGIN_PATTERN, { error: 'must be 3-64 characters: letters, digits, . _ - (starting with a letter or digit)' }));
+
+export const PASSWORD_MIN_LENGTH = 12;
+export const PASSWORD_MAX_LENGTH = 256;
+export const passwordField = z
+  .string()
+  .min(PASSWORD_MIN_LENGTH, { error: `must be at least ${PASSWORD_MIN_LENGTH} characters` })
+  .max(PASSWORD_MAX_LENGTH, { error: `must be at most ${PASSWORD_MAX_LENGTH} characters` });
+
+/** A six-digit TOTP code (RFC 6238, 30 s steps). */
+export const totpCodeField = z
+  .string()
+  .trim()
+  .regex(/^[0-9]{6}$/, { error: 'must be the 6 digits your authenticator app shows' });
+
+export const roleField = z.enum(ROLES);
+export const permissionField = z.enum(PERMISSIONS);
+
+/** null or absent: every merchant (platform staff); a list: only those merchants. */
+export const merchantIdsField = z.array(positiveId).max(1000).nullable();
+
+export const accountView = z.object({
+  id: z.int(),
+  login: z.string(),
+  display_name: z.string(),
+  role: roleField,
+  /** null: every merchant (platform staff). */
+  merchant_ids: z.array(z.int()).nullable(),
+  enabled: z.boolean(),
+  totp_enabled: z.boolean(),
+  /** The role can approve, so two-factor sign-in is required. */
+  totp_required: z.boolean(),
+  createtime: z.int(),
+  updatetime: z.int(),
+});
+export type AccountView = z.infer<typeof accountView>;
+
+/** Who is signed in and what they may do (the UI hides the rest). */
+export const sessionView = z.object({
+  account: accountView,
+  permissions: z.array(permissionField),
+  /** The person at the desktop app on its own store (no sign-in). */
+  desktop: z.boolean(),
+  /** Approval requests this account may decide, now (the inbox badge). */
+  approvals_waiting: z.int(),
+});
+export type SessionView = z.infer<typeof sessionView>;
+
+export const accountCreateInput = z.strictObject({
+  login: loginField,
+  display_name: boundedText(64),
+  password: passwordField,
+  role: roleField,
+  merchant_ids: merchantIdsField.optional(),
+});
+export type AccountCreateInput = z.output<typeof accountCreateInput>;
+
+/** Name, enabled flag and merchants; the role changes only through an approval (requestRoleChange). */
+export const accountUpdateInput = z.strictObject({
+  id: positiveId,
+  display_name: boundedText(64).optional(),
+  enabled: z.boolean().optional(),
+  merchant_ids: merchantIdsField.optional(),
+});
+export type AccountUpdateInput = z.output<typeof accountUpdateInput>;
+
+export const roleChangeInput = z.strictObject({ id: positiveId, role: roleField });
+
+export const passwordChangeInput = z.strictObject({ current_password: z.string().max(PASSWORD_MAX_LENGTH), new_password: passwordField });
+
+/** A one-time link (password reset) for an account; the link itself is shown only in this answer. */
+export const oneTimeLinkView = z.object({ url: z.string(), expires_at: z.int() });
+
+export const totpEnrolmentView = z.object({
+  /** Base32, for typing into an app that cannot scan. */
+  secret: z.string(),
+  otpauth_uri: z.string(),
+  /** The otpauth URI as a QR code (data:image/png;base64,…). */
+  qr_data_url: z.string(),
+});
+
+// ------------------------------------------------------------------ approvals
+
+export const APPROVAL_KINDS = ['balance_adjustment', 'withdrawal', 'secret_rotation', 'channel_credentials', 'account_role'] as const;
+export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
+export const APPROVAL_STATES = ['pending', 'approved', 'rejected', 'expired', 'cancelled', 'failed'] as const;
+export type ApprovalState = (typeof APPROVAL_STATES)[number];
+
+/** One line of what a request changes: a value before and after, or an amount (fen). */
+export const approvalChangeLine = z.object({
+  label: z.string(),
+  before: z.string().nullable(),
+  after: z.string().nullable(),
+});
+
+export const accountRef = z.object({ id: z.int(), login: z.string(), display_name: z.string() });
+
+export const approvalView = z.object({
+  id: z.int(),
+  kind: z.enum(APPROVAL_KINDS),
+  state: z.enum(APPROVAL_STATES),
+  merchant_id: z.int().nullable(),
+  merchant_name: z.string().nullable(),
+  /** null: the merchant API asked (a held API withdrawal). */
+  requested_by: accountRef.nullable(),
+  requested_via: z.enum(['console', 'api', 'desktop']),
+  /** What will change, exactly (amounts with fees, before and after). */
+  title: z.string(),
+  changes: z.array(approvalChangeLine),
+  createtime: z.int(),
+  expires_at: z.int(),
+  decided_by: accountRef.nullable(),
+  decided_at: z.int().nullable(),
+  decision_note: z.string().nullable(),
+  /** What the approval did (e.g. the order number), once approved. */
+  outcome: z.string().nullable(),
+  /** This caller may approve or reject it now (not their own, pending, allowed). */
+  can_decide: z.boolean(),
+  /** This caller asked for it (and may cancel it while pending). */
+  mine: z.boolean(),
+});
+export type ApprovalView = z.infer<typeof approvalView>;
+
+/** What an action that may need a second person's approval answers: done now, or waiting. */
+export function doneOrPending<T extends z.ZodType>(done: T) {
+  return z.object({ done: done.nullable(), approval: approvalView.nullable() });
+}
+
+export const approvalListInput = z.strictObject({
+  state: z.enum(APPROVAL_STATES).optional(),
+  merchant_id: positiveId.optional(),
+  page: z.int().min(1).max(100_000).default(1),
+  limit: z.int().min(1).max(100).default(20),
+});
+
+export const approvalListView = z.object({ list: z.array(approvalView), total: z.int(), page: z.int(), limit: z.int() });
+
+export const approvalDecisionInput = z.strictObject({
+  id: positiveId,
+  /** A fresh code from the approver's authenticator (approving only). */
+  totp_code: totpCodeField,
+  note: z.string().trim().max(256).optional(),
+});
+export const approvalRejectInput = z.strictObject({ id: positiveId, note: z.string().trim().min(1).max(256) });
+
+// ------------------------------------------------------------------ audit
+
+export const AUDIT_ACTOR_KINDS = ['account', 'cli', 'desktop', 'system', 'anonymous'] as const;
+
+export const auditEntryView = z.object({
+  id: z.int(),
+  at: z.int(),
+  actor_kind: z.enum(AUDIT_ACTOR_KINDS),
+  account_login: z.string().nullable(),
+  role: z.string().nullable(),
+  address: z.string().nullable(),
+  user_agent: z.string().nullable(),
+  action: z.string(),
+  target: z.string(),
+  merchant_id: z.int().nullable(),
+  /** JSON values, secrets redacted. */
+  before: z.unknown().nullable(),
+  after: z.unknown().nullable(),
+  hash: z.string(),
+});
+export type AuditEntryView = z.infer<typeof auditEntryView>;
+
+export const auditFilters = {
+  account_login: z.string().trim().min(1).max(64).optional(),
+  action: z.string().trim().min(1).max(64).optional(),
+  merchant_id: positiveId.optional(),
+  start_time: z.int().min(0).optional(),
+  end_time: z.int().min(0).optional(),
+};
+
+export const AUDIT_PAGE_MAX = 200;
+export const auditPageInput = z.strictObject({ ...auditFilters, before_id: positiveId.optional(), limit: z.int().min(1).max(AUDIT_PAGE_MAX).default(50) });
+export const auditPageView = z.object({ list: z.array(auditEntryView), next_before_id: z.int().nullable() });

@@ -1,0 +1,162 @@
+/**
+ * The PostgreSQL engine: migrations (from an empty database and from every
+ * earlier version, once when instances start together, refused when the
+ * database is newer), clear errors for bad configuration, and how SQL is
+ * handed to the server.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTempPostgres, type TempPostgres } from '../../../../scripts/temp-postgres';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS, SchemaTooNewError } from '../../../../src-main/store/migrations/index';
+import { toPgStatement } from '../../../../src-main/store/postgres/placeholders';
+import { describePostgresUrl, openPostgresStore, requireServerVersion } from '../../../../src-main/store/postgres/postgres-store';
+import { freshPostgresDatabase } from '../../../support/test-engine';
+
+async function schemaOf(url: string): Promise<string[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const parts: string[] = [];
+    for (const r of (
+      await c.query(
+        `SELECT table_name, column_name, data_type, is_nullable, column_default, collation_name FROM information_schema.columns
+         WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`,
+      )
+    ).rows) parts.push(`column ${JSON.stringify(r)}`);
+    for (const r of (await c.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname`)).rows) parts.push(`index ${r.indexdef}`);
+    for (const r of (await c.query(`SELECT conname, pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE connamespace = 'public'::regnamespace ORDER BY conname`)).rows) {
+      parts.push(`constraint ${r.conname} ${r.def}`);
+    }
+    for (const r of (await c.query(`SELECT tgname, pg_get_triggerdef(oid) AS def FROM pg_trigger WHERE NOT tgisinternal ORDER BY tgname`)).rows) parts.push(`trigger ${r.def}`);
+    return parts;
+  } finally {
+    await c.end();
+  }
+}
+
+async function versions(url: string): Promise<number[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map((r) => r.version);
+  } finally {
+    await c.end();
+  }
+}
+
+describe('PostgreSQL store: migrations', () => {
+  it('migrates an empty database to the latest version, recording every step', async () => {
+    const url = await freshPostgresDatabase({ empty: true });
+    const store = await openPostgresStore({ url });
+    await store.close();
+    expect(await versions(url)).toEqual(MIGRATIONS.map((m) => m.version));
+  });
+
+  it('migrates from every earlier version to the same schema as a fresh database, keeping data', async () => {
+    const freshUrl = await freshPostgresDatabase({ empty: true });
+    await (await openPostgresStore({ url: freshUrl })).close();
+    const expected = await schemaOf(freshUrl);
+    for (const m of MIGRATIONS) {
+      const url = await freshPostgresDatabase({ empty: true });
+      const old = await openPostgresStore({ url, targetVersion: m.version });
+      await old.write((tx) =>
+        tx.run("INSERT INTO merchants (name, api_key, api_secret_enc, sign_type, enabled, createtime, updatetime) VALUES ('Old', 'mk_old', 'v1:x', 'md5', 1, 1, 1)"),
+      );
+      await old.close();
+      expect(await versions(url)).toEqual(MIGRATIONS.filter((x) => x.version <= m.version).map((x) => x.version));
+      const upgraded = await openPostgresStore({ url });
+      expect(await upgraded.read((tx) => tx.get("SELECT name, sign_type FROM merchants WHERE api_key = 'mk_old'"))).toEqual({ name: 'Old', sign_type: 'md5' });
+      await upgraded.close();
+      expect(await schemaOf(url)).toEqual(expected);
+    }
+  }, 120_000);
+
+  it('migrates once when several instances start on an empty database at the same time', async () => {
+    const url = await freshPostgresDatabase({ empty: true });
+    const stores = await Promise.all(Array.from({ length: 4 }, () => openPostgresStore({ url, poolSize: 2 })));
+    await Promise.all(stores.map((s) => s.close()));
+    expect(await versions(url)).toEqual(MIGRATIONS.map((m) => m.version));
+  });
+
+  it('refuses a database written by a newer program, and leaves it as it was', async () => {
+    const url = await freshPostgresDatabase();
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    await c.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, 0)', [LATEST_SCHEMA_VERSION + 3, 'from the future']);
+    await c.end();
+    const err = await openPostgresStore({ url }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SchemaTooNewError);
+    expect(String(err)).toMatch(new RegExp(`schema version ${LATEST_SCHEMA_VERSION + 3}, newer than this program knows \\(${LATEST_SCHEMA_VERSION}\\)`));
+    expect((await versions(url)).at(-1)).toBe(LATEST_SCHEMA_VERSION + 3);
+  });
+});
+
+describe('PostgreSQL store: bad configuration is named before anything starts', () => {
+  let server: TempPostgres;
+  beforeAll(async () => {
+    // A server of its own with password authentication (the shared test server trusts everyone).
+    server = await startTempPostgres();
+    const c = new pg.Client({ connectionString: server.url });
+    await c.connect();
+    await c.query("CREATE ROLE mc_app LOGIN PASSWORD 'right-password'");
+    await c.query('CREATE DATABASE mc_app OWNER mc_app');
+    const hba = (await c.query<{ hba_file: string }>('SHOW hba_file')).rows[0]!.hba_file;
+    await c.end();
+    const fs = await import('node:fs');
+    fs.writeFileSync(hba, 'local all postgres trust\nhost all postgres 127.0.0.1/32 trust\nhost all all 127.0.0.1/32 scram-sha-256\n');
+    const c2 = new pg.Client({ connectionString: server.url });
+    await c2.connect();
+    await c2.query('SELECT pg_reload_conf()');
+    await c2.end();
+  }, 60_000);
+  afterAll(() => server?.stop());
+
+  const url = (user: string, password: string, database: string, port = server.port) => `postgres://${user}:${password}@127.0.0.1:${port}/${database}`;
+
+  it('opens with the right credentials', async () => {
+    const store = await openPostgresStore({ url: url('mc_app', 'right-password', 'mc_app') });
+    expect(store.location).toBe(`postgres://mc_app@127.0.0.1:${server.port}/mc_app`);
+    await store.close();
+  });
+
+  it('wrong password: says the credentials were refused, never prints the password', async () => {
+    const err = await openPostgresStore({ url: url('mc_app', 'wrong-password', 'mc_app') }).catch((e: Error) => e);
+    expect(String(err)).toMatch(/refused the credentials of user mc_app \(28P01\)/);
+    expect(String(err)).not.toContain('wrong-password');
+  });
+
+  it('missing database: names it and says how to create it', async () => {
+    const err = await openPostgresStore({ url: url('mc_app', 'right-password', 'no_such_db') }).catch((e: Error) => e);
+    expect(String(err)).toMatch(/database no_such_db does not exist on the PostgreSQL server at postgres:\/\/mc_app@127\.0\.0\.1:\d+\/no_such_db: create it first \(createdb no_such_db\)/);
+  });
+
+  it('unreachable server: names the address and the cause', async () => {
+    const err = await openPostgresStore({ url: url('mc_app', 'right-password', 'mc_app', 9) }).catch((e: Error) => e);
+    expect(String(err)).toMatch(/cannot reach PostgreSQL at postgres:\/\/mc_app@127\.0\.0\.1:9\/mc_app \(ECONNREFUSED\)/);
+  });
+
+  it('a server older than 15 is refused', () => {
+    expect(() => requireServerVersion(140_011, '14.11', 'postgres://u:secret@h/db')).toThrow('PostgreSQL 15 or newer is required; the server at postgres://u@h/db runs 14.11');
+    expect(() => requireServerVersion(150_000, '15.0', 'postgres://h/db')).not.toThrow();
+  });
+
+  it('messages never carry the password', () => {
+    expect(describePostgresUrl('postgres://app:s3cr3t@db.example:5432/mc')).toBe('postgres://app@db.example:5432/mc');
+    expect(describePostgresUrl('postgres://:s3cr3t@db.example/mc')).not.toContain('s3cr3t');
+  });
+});
+
+describe('PostgreSQL store: SQL text', () => {
+  it('rewrites @name and ? placeholders to $n, leaving quoted text and casts alone', () => {
+    const named = toPgStatement("SELECT * FROM t WHERE a = @a AND b = @b AND c = @a AND d = '@not' AND e::bigint > 0");
+    expect(named.text).toBe("SELECT * FROM t WHERE a = $1 AND b = $2 AND c = $1 AND d = '@not' AND e::bigint > 0");
+    expect(named.values({ a: 1, b: 'x', extra: true })).toEqual([1, 'x']);
+    expect(() => named.values({ a: 1 })).toThrow('missing named parameter @b');
+    const positional = toPgStatement("SELECT ? AS x, '?' AS y, ?::bigint AS z");
+    expect(positional.text).toBe("SELECT $1 AS x, '?' AS y, $2::bigint AS z");
+    expect(positional.values([1, 2])).toEqual([1, 2]);
+    expect(() => positional.values([1])).toThrow('expected 2 parameters, got 1');
+    // The same text is one prepared statement.
+    expect(toPgStatement("SELECT ? AS x, '?' AS y, ?::bigint AS z").name).toBe(positional.name);
+  });
+});

@@ -1,0 +1,350 @@
+/**
+ * The SQLite engine of the store API: pragmas, migrations, group commit
+ * (savepoint per unit, one durable commit per batch), relaxed commits, the
+ * reader's committed snapshot, and storage failures inside a batch.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS, SchemaTooNewError, type Migration } from '../../../src-main/store/migrations/index';
+import { migrateSqlite, openSqliteStore, schemaVersionOf, type SqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
+import { StoreError, type WriteTx } from '../../../src-main/store/store';
+import { tempDir } from '../../support/temp-dir';
+
+/** The schema as SQLite reports it, for comparing two databases. */
+function schemaOf(file: string): string[] {
+  const db = new BetterSqlite3(file, { readonly: true });
+  try {
+    return (db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all() as {
+      type: string;
+      name: string;
+      sql: string | null;
+    }[]).map((r) => `${r.type} ${r.name}: ${(r.sql ?? '').replace(/\s+/g, ' ')}`);
+  } finally {
+    db.close();
+  }
+}
+
+async function withStore<T>(fn: (store: SqliteStore, file: string) => Promise<T>, options: { maxBatch?: number } = {}): Promise<T> {
+  const file = path.join(tempDir(), 'db.sqlite');
+  const store = await openSqliteStore({ file, ...options });
+  try {
+    return await fn(store, file);
+  } finally {
+    await store.close();
+  }
+}
+
+async function scratchTable(store: SqliteStore): Promise<void> {
+  await store.write((tx) => (tx as WriteTx & { exec(sql: string): Promise<void> }).run('CREATE TABLE t (v INTEGER UNIQUE)'));
+}
+
+const insert = (tx: WriteTx, v: number) => tx.run('INSERT INTO t (v) VALUES (?)', [v]);
+const count = (store: SqliteStore) => store.read(async (tx) => (await tx.get<{ n: number }>('SELECT count(*) AS n FROM t'))!.n);
+const level = async (tx: WriteTx) => (await tx.get<{ synchronous: number }>('PRAGMA synchronous'))!.synchronous; // 1 NORMAL, 2 FULL
+
+/** Caps the file at its current size: new pages cannot be had (SQLITE_FULL). */
+async function fillUp(store: SqliteStore): Promise<void> {
+  await store.write(async (tx) => {
+    const pages = (await tx.get<{ page_count: number }>('PRAGMA page_count'))!.page_count;
+    await tx.get(`PRAGMA max_page_count = ${pages}`);
+  });
+}
+
+describe('SQLite store: opening and migrations', () => {
+  it('sets WAL, synchronous=FULL and foreign keys, and migrates an empty file to the latest version', async () => {
+    await withStore(async (store, file) => {
+      await store.write(async (tx) => {
+        expect(await tx.get('PRAGMA journal_mode')).toEqual({ journal_mode: 'wal' });
+        expect(await level(tx)).toBe(2); // FULL: every commit is fsynced
+        expect(await tx.get('PRAGMA foreign_keys')).toEqual({ foreign_keys: 1 });
+      });
+      const db = new BetterSqlite3(file, { readonly: true });
+      expect(schemaVersionOf(db)).toBe(LATEST_SCHEMA_VERSION);
+      db.close();
+    });
+  });
+
+  it('migrates from every earlier version to the same schema as a fresh file, keeping data', async () => {
+    const dir = tempDir();
+    const freshFile = path.join(dir, 'fresh.sqlite');
+    await (await openSqliteStore({ file: freshFile })).close();
+    const expected = schemaOf(freshFile);
+
+    // Every version a user may have, the latest included (opening it again must change nothing).
+    for (const m of MIGRATIONS) {
+      const file = path.join(dir, `from-v${m.version}.sqlite`);
+      const old = await openSqliteStore({ file, targetVersion: m.version });
+      // A merchant exists in every version since 1 and must survive every later migration.
+      await old.write((tx) =>
+        tx.run("INSERT INTO merchants (name, api_key, api_secret_enc, sign_type, enabled, createtime, updatetime) VALUES ('Old', 'mk_old', 'v1:x', 'md5', 1, 1, 1)"),
+      );
+      await old.close();
+      const raw = new BetterSqlite3(file, { readonly: true });
+      expect(schemaVersionOf(raw)).toBe(m.version);
+      raw.close();
+      const upgraded = await openSqliteStore({ file });
+      expect(await upgraded.read((tx) => tx.get("SELECT name, sign_type FROM merchants WHERE api_key = 'mk_old'"))).toEqual({ name: 'Old', sign_type: 'md5' });
+      await upgraded.close();
+      expect(schemaOf(file)).toEqual(expected);
+    }
+  });
+
+  it('applies each migration once, atomically: a failing migration leaves the previous version', async () => {
+    const file = path.join(tempDir(), 'db.sqlite');
+    await (await openSqliteStore({ file })).close();
+    const db = new BetterSqlite3(file);
+    const broken: Migration[] = [
+      ...MIGRATIONS,
+      {
+        version: LATEST_SCHEMA_VERSION + 1,
+        name: 'broken',
+        schema: { sqlite: 'CREATE TABLE half_done (x)', postgres: 'CREATE TABLE half_done (x int)' },
+        async data() {
+          throw new Error('boom');
+        },
+      },
+    ];
+    await expect(migrateSqlite(db, broken, LATEST_SCHEMA_VERSION + 1)).rejects.toThrow('boom');
+    expect(schemaVersionOf(db)).toBe(LATEST_SCHEMA_VERSION);
+    expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half_done'").get()).toEqual({ n: 0 });
+    // Running again at the latest version is a no-op.
+    await migrateSqlite(db, MIGRATIONS, LATEST_SCHEMA_VERSION);
+    expect(schemaVersionOf(db)).toBe(LATEST_SCHEMA_VERSION);
+    db.close();
+  });
+
+  it('refuses a file written by a newer program', async () => {
+    const file = path.join(tempDir(), 'db.sqlite');
+    const db = new BetterSqlite3(file);
+    db.pragma(`user_version = ${LATEST_SCHEMA_VERSION + 5}`);
+    db.close();
+    await expect(openSqliteStore({ file })).rejects.toThrow(SchemaTooNewError);
+  });
+
+  it('gives a clear error for a data file that is not a database', async () => {
+    const file = path.join(tempDir(), 'db.sqlite');
+    fs.writeFileSync(file, 'this is not sqlite'.repeat(100));
+    await expect(openSqliteStore({ file })).rejects.toThrow(/not a database/);
+  });
+
+  it('enforces the schema rules the services rely on, reported as store errors of a kind', async () => {
+    await withStore(async (store) => {
+      const check = await store
+        .write((tx) => tx.run("INSERT INTO channels (category, name, pay_method, min_amount, max_amount, createtime, updatetime) VALUES ('delta', 'x', 'bank', 1, 2, 1, 1)"))
+        .catch((e: unknown) => e);
+      expect(check).toBeInstanceOf(StoreError);
+      expect(check).toMatchObject({ kind: 'check', code: 'SQLITE_CONSTRAINT_CHECK' });
+      const fk = await store.write((tx) => tx.run('INSERT INTO merchant_channels (merchant_id, channel_id, createtime) VALUES (99, 99, 1)')).catch((e: unknown) => e);
+      expect(fk).toMatchObject({ kind: 'foreign-key' });
+    });
+  });
+});
+
+describe('SQLite store: group commit', () => {
+  it('commits units of work queued in the same tick together and resolves each after the commit', async () => {
+    await withStore(async (store) => {
+      await scratchTable(store);
+      const before = store.stats.commits;
+      const results = await Promise.all([1, 2, 3, 4, 5].map((v) => store.write(async (tx) => (await insert(tx, v), v * 10))));
+      expect(results).toEqual([10, 20, 30, 40, 50]);
+      expect(await count(store)).toBe(5);
+      expect(store.stats.commits - before).toBe(1);
+      expect(store.stats.largestBatch).toBe(5);
+    });
+  });
+
+  it('rolls back only the failing unit of a batch, as a store error of kind unique', async () => {
+    await withStore(async (store) => {
+      await scratchTable(store);
+      const outcomes = await Promise.allSettled([
+        store.write((tx) => insert(tx, 1)),
+        store.write(async (tx) => {
+          await insert(tx, 2);
+          await insert(tx, 1); // unique violation: this unit's own insert of 2 must be undone too
+        }),
+        store.write((tx) => insert(tx, 3)),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ kind: 'unique' });
+      expect(await store.read((tx) => tx.all('SELECT v FROM t ORDER BY v'))).toEqual([{ v: 1 }, { v: 3 }]);
+    });
+  });
+
+  it('undoes a savepoint only, and the unit goes on', async () => {
+    await withStore(async (store) => {
+      await scratchTable(store);
+      await store.write(async (tx) => {
+        await insert(tx, 1);
+        await expect(
+          tx.savepoint(async (sp) => {
+            await insert(sp, 2);
+            throw new Error('refused');
+          }),
+        ).rejects.toThrow('refused');
+        await insert(tx, 3);
+      });
+      expect(await store.read((tx) => tx.all('SELECT v FROM t ORDER BY v'))).toEqual([{ v: 1 }, { v: 3 }]);
+    });
+  });
+
+  it('runs afterCommit hooks after the commit, never for a unit that rolled back or a savepoint that was undone', async () => {
+    await withStore(async (store) => {
+      await scratchTable(store);
+      const ran: string[] = [];
+      await store.write(async (tx) => {
+        tx.afterCommit(() => ran.push('kept'));
+        await tx.savepoint(async (sp) => {
+          sp.afterCommit(() => ran.push('undone'));
+          throw new Error('x');
+        }).catch(() => undefined);
+        expect(ran).toEqual([]);
+      });
+      await store.write(async (tx) => {
+        tx.afterCommit(() => ran.push('rolled back'));
+        throw new Error('y');
+      }).catch(() => undefined);
+      expect(ran).toEqual(['kept']);
+    });
+  });
+
+  it('splits large bursts into batches of at most maxBatch', async () => {
+    await withStore(
+      async (store) => {
+        await scratchTable(store);
+        const before = store.stats.commits;
+        await Promise.all(Array.from({ length: 10 }, (_, i) => store.write((tx) => insert(tx, i))));
+        expect(await count(store)).toBe(10);
+        expect(store.stats.largestBatch).toBe(4);
+        expect(store.stats.commits - before).toBe(3);
+      },
+      { maxBatch: 4 },
+    );
+  });
+
+  it('rejects every unit of a batch whose commit fails, leaving nothing written', async () => {
+    await withStore(async (store) => {
+      await scratchTable(store);
+      await fillUp(store);
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 3 }, (_, i) =>
+          store.write(async (tx) => {
+            // Enough rows to need new pages: the database is "full".
+            for (let k = 0; k < 2000; k++) await insert(tx, i * 10_000 + k);
+          }),
+        ),
+      );
+      expect(outcomes.every((o) => o.status === 'rejected')).toBe(true);
+      expect((outcomes[0] as PromiseRejectedResult).reason).toMatchObject({ kind: 'storage' });
+      expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/full/i);
+      expect(await count(store)).toBe(0);
+    });
+  });
+
+  it('never runs the rest of a batch outside the transaction after SQLite rolled it back', async () => {
+    await withStore(async (store) => {
+      await scratchTable(store);
+      await fillUp(store);
+      const outcomes = await Promise.allSettled([
+        store.write(async (tx) => {
+          for (let k = 0; k < 5000; k++) await insert(tx, k); // fills the database: SQLITE_FULL
+        }),
+        store.write((tx) => insert(tx, -1)), // one small row would still fit in autocommit mode
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+      expect(await count(store)).toBe(0);
+    });
+  });
+
+  it('never acknowledges a unit that ran fine when a later unit of its batch makes SQLite roll the batch back', async () => {
+    await withStore(async (store) => {
+      await scratchTable(store);
+      await fillUp(store);
+      const outcomes = await Promise.allSettled([
+        store.write((tx) => insert(tx, -1)), // fits in the page already there
+        store.write(async (tx) => {
+          for (let k = 0; k < 5000; k++) await insert(tx, k); // SQLITE_FULL: the whole transaction is rolled back
+        }),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+      expect(await count(store)).toBe(0);
+    });
+  });
+
+  it('commits a batch of only non-durable units with synchronous=NORMAL, any other batch with FULL, and is back at FULL after', async () => {
+    await withStore(async (store) => {
+      await scratchTable(store);
+      const before = store.stats.relaxedCommits;
+      const relaxed = await Promise.all([1, 2].map((v) => store.write(async (tx) => (await insert(tx, v), level(tx)), { durable: false })));
+      expect(relaxed).toEqual([1, 1]);
+      expect(await store.write((tx) => level(tx))).toBe(2);
+      const mixed = await Promise.all([
+        store.write(async (tx) => (await insert(tx, 3), level(tx)), { durable: false }),
+        store.write(async (tx) => (await insert(tx, 4), level(tx))),
+      ]);
+      expect(mixed).toEqual([2, 2]);
+      // A failed relaxed batch also leaves the connection durable.
+      await expect(store.write((tx) => insert(tx, 1), { durable: false })).rejects.toThrow(/UNIQUE/);
+      expect(await store.write((tx) => level(tx))).toBe(2);
+      expect(await count(store)).toBe(4);
+      expect(store.stats.relaxedCommits - before).toBe(2);
+    });
+  });
+});
+
+describe('SQLite store: reads', () => {
+  it('reads only committed data: a read during an open batch sees neither its writes nor a unit that then rolls back', async () => {
+    await withStore(async (store) => {
+      await scratchTable(store);
+      let seenInside: number | undefined;
+      const pendingRead: Promise<number>[] = [];
+      await Promise.allSettled([
+        store.write(async (tx) => {
+          await insert(tx, 1);
+          // Another request's read, started while this batch is open (between two statements of it).
+          pendingRead.push(count(store));
+          seenInside = (await tx.get<{ n: number }>('SELECT count(*) AS n FROM t'))!.n;
+          throw new Error('refused after writing');
+        }),
+      ]);
+      expect(seenInside).toBe(1);
+      expect(await pendingRead[0]).toBe(0);
+      expect(await count(store)).toBe(0);
+    });
+  });
+
+  it('gives each read unit one snapshot, and runs read units one after the other', async () => {
+    await withStore(async (store) => {
+      await scratchTable(store);
+      await store.write((tx) => insert(tx, 1));
+      const order: string[] = [];
+      const a = store.read(async (tx) => {
+        order.push('a start');
+        const first = (await tx.get<{ n: number }>('SELECT count(*) AS n FROM t'))!.n;
+        await new Promise((r) => setTimeout(r, 20));
+        const second = (await tx.get<{ n: number }>('SELECT count(*) AS n FROM t'))!.n;
+        order.push('a end');
+        return [first, second];
+      });
+      const b = store.read(async () => {
+        order.push('b');
+      });
+      const w = store.write((tx) => insert(tx, 2));
+      expect(await a).toEqual([1, 1]);
+      await b;
+      await w;
+      expect(order).toEqual(['a start', 'a end', 'b']);
+      expect(await count(store)).toBe(2);
+    });
+  });
+
+  it('refuses writes on the reader (the read unit is read-only)', async () => {
+    await withStore(async (store) => {
+      await scratchTable(store);
+      const err = await store.read((tx) => (tx as unknown as WriteTx).get('INSERT INTO t (v) VALUES (1) RETURNING v')).catch((e: unknown) => e);
+      expect(err).toMatchObject({ kind: 'storage' });
+      expect(await count(store)).toBe(0);
+    });
+  });
+});
