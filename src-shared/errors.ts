@@ -3,6 +3,8 @@
  * reaches a client (HTTP envelope, IPC, CLI) is an AppError; the HTTP status
  * is derived from the code here and nowhere else.
  */
+import { TIMESTAMP_TOLERANCE_SECONDS } from './constants';
+
 /** Meanings: `meaningByCode` below. */
 export const ErrorCode = {
   VALIDATION: 1001,
@@ -74,37 +76,41 @@ export function httpStatusOf(code: ErrorCode): number {
   return httpStatusByCode[code];
 }
 
-/** What each code means; the API reference (OpenAPI document) lists code, HTTP status and meaning. */
+/**
+ * What each code means: the API reference (OpenAPI document) and docs/api.md's
+ * error table list code, HTTP status and this text (test/docs/api-doc.test.ts
+ * holds the doc to it). Markdown.
+ */
 const meaningByCode: Record<ErrorCode, string> = {
-  [ErrorCode.VALIDATION]: 'A parameter is missing, has the wrong type, or breaks a rule.',
-  [ErrorCode.MALFORMED_JSON]: 'The body is not well-formed JSON (syntax, duplicate keys, nesting).',
+  [ErrorCode.VALIDATION]: 'A parameter is missing, has the wrong type, is unknown, or breaks a rule.',
+  [ErrorCode.MALFORMED_JSON]: 'The body is not well-formed JSON (syntax, duplicate member names, nesting deeper than 32, empty body).',
   [ErrorCode.BODY_NOT_OBJECT]: 'The body is JSON but not an object.',
-  [ErrorCode.PARAMETER_CONFLICT]: 'A parameter is present both in the body and the query string.',
-  [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 'Content-Type is not application/json.',
-  [ErrorCode.BODY_TOO_LARGE]: "Body larger than the listener's limit.",
-  [ErrorCode.HEADERS_TOO_LARGE]: 'Request line and headers larger than the HTTP parser accepts (16 KiB).',
-  [ErrorCode.MALFORMED_REQUEST]: 'Not a well-formed HTTP request (the parser refused it before routing).',
-  [ErrorCode.AUTH_MISSING]: 'An authentication parameter is missing or malformed.',
-  [ErrorCode.AUTH_UNKNOWN_KEY]: 'No enabled merchant has this api_key.',
+  [ErrorCode.PARAMETER_CONFLICT]: 'A parameter is given both in the query string and in the body.',
+  [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: '`Content-Type` is not `application/json`, or names a charset other than utf-8, or names one more than once.',
+  [ErrorCode.BODY_TOO_LARGE]: "The body is larger than the route's limit, named in `msg`: 64 KiB (1 KiB for the checkout page's Pay/Fail forms).",
+  [ErrorCode.HEADERS_TOO_LARGE]: 'The request line and headers are larger than 16 KiB (e.g. a huge query string); the connection is then closed.',
+  [ErrorCode.MALFORMED_REQUEST]: 'Not a well-formed HTTP request (refused by the HTTP parser before any route); the connection is then closed.',
+  [ErrorCode.AUTH_MISSING]: '`api_key`, `timestamp`, `nonce` or `signature` is missing or malformed.',
+  [ErrorCode.AUTH_UNKNOWN_KEY]: 'No enabled merchant has this `api_key`.',
   [ErrorCode.AUTH_BAD_SIGNATURE]: 'The signature does not match.',
-  [ErrorCode.AUTH_STALE_TIMESTAMP]: 'timestamp is too far from the server clock.',
-  [ErrorCode.AUTH_NONCE_REUSED]: 'The (api_key, nonce) pair was used before.',
-  [ErrorCode.AUTH_CONSOLE_SESSION]: 'Console session missing, expired or revoked.',
-  [ErrorCode.FOREIGN_ORIGIN]: 'A console call from a foreign origin or frame (cross-site browser request, IPC from a non-console frame).',
-  [ErrorCode.PERMISSION_DENIED]: "The signed-in account's role does not allow this call, or the merchant is not one of its merchants.",
-  [ErrorCode.SIGN_IN_FAILED]: 'Sign-in refused: name, password or code wrong, or the account disabled (one answer for all).',
-  [ErrorCode.SIGN_IN_THROTTLED]: 'Too many failed sign-ins for this name or address: wait (Retry-After) before the next try.',
-  [ErrorCode.NOT_FOUND]: 'The resource does not exist (or belongs to someone else).',
-  [ErrorCode.CONFLICT]: 'The request conflicts with the current state of a resource.',
+  [ErrorCode.AUTH_STALE_TIMESTAMP]: `\`timestamp\` is more than ${TIMESTAMP_TOLERANCE_SECONDS} s from the server clock.`,
+  [ErrorCode.AUTH_NONCE_REUSED]: 'The nonce was already used with this `api_key` (a channel notification: by this channel).',
+  [ErrorCode.AUTH_CONSOLE_SESSION]: 'Console only: no valid console session (missing, expired or revoked).',
+  [ErrorCode.FOREIGN_ORIGIN]: 'Console only: the call came from a foreign origin or frame (cross-site browser request, IPC from a non-console frame).',
+  [ErrorCode.PERMISSION_DENIED]: "Console only: the signed-in account's role does not allow this call, or the merchant is not one of its merchants.",
+  [ErrorCode.SIGN_IN_FAILED]: 'Console only: sign-in refused: name, password or code wrong, or the account disabled (one answer for all).',
+  [ErrorCode.SIGN_IN_THROTTLED]: 'Console only: too many failed sign-ins for this name or address; wait (`Retry-After`) before the next try.',
+  [ErrorCode.NOT_FOUND]: 'No such order (or it belongs to another merchant), resource or endpoint.',
+  [ErrorCode.CONFLICT]: 'The request conflicts with the current state (e.g. no settlement account for a sell).',
   [ErrorCode.INSUFFICIENT_BALANCE]: "The merchant's available balance does not cover the sell order.",
-  [ErrorCode.IDEMPOTENCY_MISMATCH]: 'An Idempotency-Key was reused with different parameters.',
+  [ErrorCode.IDEMPOTENCY_MISMATCH]: 'An `Idempotency-Key` (or a console form\'s idempotency key) was reused with different parameters.',
   [ErrorCode.ILLEGAL_TRANSITION]: "The order's state machine refuses this transition.",
   [ErrorCode.WITHDRAWAL_HELD]: "Accepted, not done: the sell order is above the merchant's API withdrawal threshold and waits for a second person's approval (its funds are held); the order is created when approved.",
-  [ErrorCode.RATE_LIMITED]: 'Too many requests from this api_key or address.',
+  [ErrorCode.RATE_LIMITED]: 'Too many requests from this `api_key` or address (the `Retry-After` header says when to retry).',
   [ErrorCode.CHANNEL_FAILURE]: 'The payment channel refused or failed.',
-  [ErrorCode.INTERNAL]: 'Anything unexpected; never carries internal details.',
-  [ErrorCode.UNAVAILABLE]: 'The service is shutting down or not ready.',
-  [ErrorCode.STORAGE_UNAVAILABLE]: 'The store cannot take the write (disk full, read-only, I/O error): nothing was stored.',
+  [ErrorCode.INTERNAL]: 'Unexpected server error; the answer never carries internal details (they are logged).',
+  [ErrorCode.UNAVAILABLE]: 'The service is starting or stopping.',
+  [ErrorCode.STORAGE_UNAVAILABLE]: 'The store cannot take the write (disk full, data dir read-only, I/O error, database locked by another process): nothing was stored; retry later.',
 };
 
 export interface ErrorCodeInfo {
