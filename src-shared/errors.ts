@@ -150,11 +150,6 @@ export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
 }
 
-/** Shorthand for a field-level validation failure: the message always names the field. */
-export function invalidField(field: string, rule: string): AppError {
-  return new AppError(ErrorCode.VALIDATION, `${field}: ${rule}`);
-}
-
 /** The envelope every endpoint answers with. */
 export interface Envelope<T> {
   code: number;

@@ -75,9 +75,3 @@ export const STATUS_LABELS: Record<OrderType, Partial<Record<OrderStatus, string
 export function statusLabel(orderType: OrderType, status: OrderStatus): string {
   return STATUS_LABELS[orderType][status] ?? status;
 }
-
-export const SOURCE_LABELS: Record<TransitionSource, string> = {
-  channel: 'Payment channel',
-  operator: 'Operator',
-  expiry: 'Expiry',
-};

@@ -76,7 +76,6 @@ export const feeBreakdownItem = z.object({
   amount: z.int(),
   effect: z.enum(['deducted', 'added', 'informational']),
 });
-export type FeeBreakdownItem = z.infer<typeof feeBreakdownItem>;
 
 export const feeBreakdown = z.object({
   /** cny_amount in fen. */
@@ -250,7 +249,6 @@ export const ledgerPageView = z.object({
   /** Pass as before_id for the next (older) page; null when there is none. */
   next_before_id: z.int().nullable(),
 });
-export type LedgerPageView = z.infer<typeof ledgerPageView>;
 
 // ---------------------------------------------------------------- settings
 
@@ -317,7 +315,6 @@ export const regionTreeView = regionVersionView.extend({
   not_modified: z.boolean(),
   tree: regionTree.nullable(),
 });
-export type RegionTreeView = z.infer<typeof regionTreeView>;
 
 // ---------------------------------------------------------------- misc inputs
 

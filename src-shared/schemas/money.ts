@@ -71,7 +71,6 @@ export const callbackAttemptView = z.object({
   error: z.string().nullable(),
   acknowledged: z.boolean(),
 });
-export type CallbackAttemptView = z.infer<typeof callbackAttemptView>;
 
 export const CALLBACK_DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const;
 export const callbackDeliveryView = z.object({

@@ -39,9 +39,7 @@ const regionName = (what: string) => z.string().refine((name) => name.length > 0
 export const regionDataQuery = z.strictObject({});
 export const provinceListQuery = z.strictObject({});
 export const cityListQuery = z.strictObject({ province: regionName('province') });
-export type CityListQuery = z.output<typeof cityListQuery>;
 export const districtListQuery = z.strictObject({ province: regionName('province'), city: regionName('city') });
-export type DistrictListQuery = z.output<typeof districtListQuery>;
 
 /** Where the data came from; part of the version the console caches by. */
 export interface RegionSource {
