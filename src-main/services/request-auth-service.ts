@@ -5,7 +5,8 @@
  */
 import { AppError, ErrorCode } from '../../src-shared/errors';
 import { verifySignature } from '../../src-shared/client/sign';
-import { NONCE_PATTERN, NONCE_RETENTION_SECONDS, TIMESTAMP_TOLERANCE_SECONDS } from '../../src-shared/constants';
+import { NONCE_RETENTION_SECONDS } from '../../src-shared/constants';
+import { checkTimestampFresh, isWellFormedNonce, NONCE_RULE } from '../../src-shared/freshness';
 import type { JsonObject, JsonValue } from '../../src-shared/json/lossless-json';
 import { isSafeText } from '../../src-shared/schemas/fields';
 import type { MerchantRow } from '../repositories/merchant-repository';
@@ -52,9 +53,7 @@ export function createRequestAuthService({ clock, nonces, merchants }: RequestAu
         throw authError(ErrorCode.AUTH_MISSING, timestamp === undefined ? 'timestamp: is required' : 'timestamp: must be an integer of Unix seconds');
       }
       const nonce = body.nonce;
-      if (typeof nonce !== 'string' || !NONCE_PATTERN.test(nonce)) {
-        throw authError(ErrorCode.AUTH_MISSING, nonce === undefined ? 'nonce: is required' : 'nonce: must be 8-64 characters of A-Z a-z 0-9 _ -');
-      }
+      if (!isWellFormedNonce(nonce)) throw authError(ErrorCode.AUTH_MISSING, nonce === undefined ? 'nonce: is required' : `nonce: ${NONCE_RULE}`);
       const signature = body.signature;
       if (typeof signature !== 'string' || signature.length === 0) throw authError(ErrorCode.AUTH_MISSING, 'signature: is required');
 
@@ -62,13 +61,7 @@ export function createRequestAuthService({ clock, nonces, merchants }: RequestAu
       const merchant = isSafeText(apiKey) ? await merchants.findByApiKey(tx, apiKey) : undefined;
       if (!merchant || merchant.enabled !== 1) throw authError(ErrorCode.AUTH_UNKNOWN_KEY, 'api_key: unknown or disabled');
 
-      const skew = timestamp - clock.now();
-      if (Math.abs(skew) > TIMESTAMP_TOLERANCE_SECONDS) {
-        throw authError(
-          ErrorCode.AUTH_STALE_TIMESTAMP,
-          `timestamp: ${skew < 0 ? 'older' : 'later'} than the allowed ${TIMESTAMP_TOLERANCE_SECONDS} s from server time ${clock.now()}`,
-        );
-      }
+      checkTimestampFresh(timestamp, clock.now());
 
       if (!verifySignature(params, signature, merchants.secretOf(merchant), merchant.sign_type)) {
         throw authError(ErrorCode.AUTH_BAD_SIGNATURE, `signature: does not match (sign type ${merchant.sign_type})`);

@@ -16,15 +16,16 @@ import {
   isSafeText,
   plainText,
 } from './fields';
-import { LIST_DEFAULT_LIMIT, LIST_DEFAULT_PAGE, LIST_MAX_LIMIT, NONCE_PATTERN, TIMESTAMP_TOLERANCE_SECONDS } from '../constants';
+import { LIST_DEFAULT_LIMIT, LIST_DEFAULT_PAGE, LIST_MAX_LIMIT } from '../constants';
+import { nonceMember, timestampMember } from '../freshness';
 import { isBankCardNumber, isMainlandMobile, isPlausibleEmail, isValidYmd, RESIDENT_ID_PROBLEM_TEXT, residentIdProblem } from '../validation/rules';
 
 /** The four authentication members every merchant request carries in its body. */
 export const authFields = {
   api_key: z.string().meta({ description: "The merchant's public key, `mk_…`." }),
-  timestamp: z.int().meta({ description: `Unix seconds; refused when more than ${TIMESTAMP_TOLERANCE_SECONDS} s from the server clock.` }),
+  timestamp: timestampMember,
   // The authentication step checks these first (code 2001); the pattern is here for the API reference.
-  nonce: z.string().regex(NONCE_PATTERN).meta({ description: 'New for every request.' }),
+  nonce: nonceMember('New for every request.'),
   signature: z.string().meta({ description: 'Uppercase hex of the signature over the canonical string (see the requestSignature scheme).' }),
 };
 export const AUTH_FIELD_NAMES = Object.keys(authFields) as (keyof typeof authFields)[];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { computeSignature } from '../../../src-shared/client/sign';
+import { newNonce } from '../../../src-shared/client/merchant-client';
 import { ErrorCode } from '../../../src-shared/errors';
 import { SANDBOX_NOTIFY_SECRET_KEY } from '../../../src-main/channels/sandbox-driver';
 import type { OrderRow } from '../../../src-main/repositories/order-repository';
@@ -124,6 +125,26 @@ describe('POST /channel/notify/<channel_id>', () => {
     const other = await newBuy(service, m, 10_000, 'gamma');
     const misdirected = resign({ ...(await notificationFor(service, other, 'pay')).body });
     expect((await post(notifyUrl(good.channelId), misdirected)).status).toBe(404);
+  });
+
+  it('refuses a stale timestamp or a malformed nonce with the code and words of a merchant request', async () => {
+    const { clock, service, listener, m, notifyUrl, post } = await setup();
+    const order = await newBuy(service, m);
+    const good = await notificationFor(service, order, 'pay');
+    const secret = service.services.channels.config(await read(service, (tx) => service.services.channels.require(tx, good.channelId)))[SANDBOX_NOTIFY_SECRET_KEY]!;
+    const notification = (over: Record<string, unknown>) => {
+      const { signature: _drop, ...rest } = { ...good.body, ...over };
+      return post(notifyUrl(good.channelId), { ...rest, signature: computeSignature(rest as never, secret, 'hmac-sha256') });
+    };
+    const merchantRequest = (over: Record<string, unknown>) => {
+      const body: Record<string, unknown> = { api_key: m.apiKey, timestamp: clock.now(), nonce: newNonce(), ...over };
+      return post(`${listener.url}/addons/paychannel/merchant/getPayChannels`, { ...body, signature: computeSignature(body as never, m.apiSecret) });
+    };
+    for (const over of [{ timestamp: clock.now() - 301 }, { timestamp: clock.now() + 301 }, { nonce: 'short' }, { nonce: 'with space!' }]) {
+      const [fromChannel, fromMerchant] = [await notification(over), await merchantRequest(over)];
+      expect(fromMerchant.status).toBe(401);
+      expect(fromChannel).toEqual(fromMerchant);
+    }
   });
 
   it('a notification the state machine refuses is a 409 and changes nothing', async () => {
