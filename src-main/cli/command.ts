@@ -185,6 +185,17 @@ export function stringOption(args: CommandArgs, name: string): string | undefine
   return typeof v === 'string' ? v : undefined;
 }
 
+/** A string option read by `parse` (which checks and normalises it); what it throws becomes a usage error naming the flag. */
+export function parsedOption<T>(args: CommandArgs, name: string, parse: (value: string) => T): T | undefined {
+  const value = stringOption(args, name);
+  if (value === undefined) return undefined;
+  try {
+    return parse(value);
+  } catch (err) {
+    throw new UsageError(`--${name}: ${(err as Error).message}`);
+  }
+}
+
 export function requiredOption(args: CommandArgs, name: string): string {
   const v = stringOption(args, name);
   if (v === undefined) throw new UsageError(`--${name} is required`);

@@ -73,72 +73,62 @@ export function syncFolder(dir: string): void {
   }
 }
 
-/** The plain 0600 key file in the data dir (headless `serve`, CLI, tests). */
-export function fileMasterKeyStore(dataDir: string): MasterKeyStore {
-  const file = path.join(dataDir, MASTER_KEY_FILE);
-  return {
+/**
+ * Writes a new master key file, 0600, and never over an existing one ('wx':
+ * another process may just have written its key): false when the file
+ * exists. The file and its folder entry are on disk when this returns —
+ * secrets sealed with the key commit durably, so the key must be too.
+ */
+export function writeNewKeyFile(file: string, key: Buffer): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'wx', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+  try {
+    fs.writeFileSync(fd, key.toString('base64') + '\n');
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  syncFolder(path.dirname(path.resolve(file)));
+  return true;
+}
+
+/** A master key in a file: read, or made when missing (`beforeCreate` may refuse that by throwing). */
+function keyFileStore(file: string, notAKey: string, beforeCreate: () => void = () => {}): MasterKeyStore {
+  const store: MasterKeyStore = {
     loadOrCreate() {
       try {
         const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
-        if (key.length !== KEY_BYTES) throw new Error(`${file} does not hold a 32-byte key`);
+        if (key.length !== KEY_BYTES) throw new Error(notAKey);
         return key;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       }
-      // A new key here would silently orphan every secret sealed under the desktop's key.
-      if (fs.existsSync(path.join(dataDir, WRAPPED_MASTER_KEY_FILE))) throw new MasterKeySealedError(dataDir);
+      beforeCreate();
       const key = randomBytes(KEY_BYTES);
-      let fd: number;
-      try {
-        // 'wx': never overwrite a key another process just wrote.
-        fd = fs.openSync(file, 'wx', 0o600);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EEXIST') return this.loadOrCreate();
-        throw err;
-      }
-      // On disk before anyone seals a secret with it: those commits are durable, so the key must be too.
-      try {
-        fs.writeFileSync(fd, key.toString('base64') + '\n');
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-      syncFolder(dataDir);
-      return key;
+      // Another process wrote one first: that one is the key.
+      return writeNewKeyFile(file, key) ? key : store.loadOrCreate();
     },
   };
+  return store;
+}
+
+/** The plain 0600 key file in the data dir (headless `serve`, CLI, tests). */
+export function fileMasterKeyStore(dataDir: string): MasterKeyStore {
+  const file = path.join(dataDir, MASTER_KEY_FILE);
+  return keyFileStore(file, `${file} does not hold a 32-byte key`, () => {
+    // A new key here would silently orphan every secret sealed under the desktop's key.
+    if (fs.existsSync(path.join(dataDir, WRAPPED_MASTER_KEY_FILE))) throw new MasterKeySealedError(dataDir);
+  });
 }
 
 /** An explicit key file (`--master-key-file`, team deployments): read, or created 0600 when missing. */
 export function explicitFileMasterKeyStore(file: string): MasterKeyStore {
-  const dir = path.dirname(path.resolve(file));
-  return {
-    loadOrCreate() {
-      try {
-        const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
-        if (key.length !== KEY_BYTES) throw new Error(`master key file ${file} does not hold a 32-byte key (base64)`);
-        return key;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      }
-      const key = randomBytes(KEY_BYTES);
-      let fd: number;
-      try {
-        fd = fs.openSync(file, 'wx', 0o600);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EEXIST') return this.loadOrCreate();
-        throw err;
-      }
-      try {
-        fs.writeFileSync(fd, key.toString('base64') + '\n');
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-      syncFolder(dir);
-      return key;
-    },
-  };
+  return keyFileStore(file, `master key file ${file} does not hold a 32-byte key (base64)`);
 }
 
 /** A key given inline ($MERCHANT_CONSOLE_MASTER_KEY, base64 of 32 bytes). */

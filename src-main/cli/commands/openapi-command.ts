@@ -1,7 +1,7 @@
 import { buildHttpApp, normaliseBasePath } from '../../http/server';
 import { openApiDocumentOf } from '../../http/openapi/reference-routes';
 import { RATE_LIMITS_OFF } from '../../http/rate-limit';
-import { defineCommand, listenerBaseUrl, stringOption, UsageError, withService } from '../command';
+import { defineCommand, listenerBaseUrl, parsedOption, withService } from '../command';
 
 /**
  * `openapi`: the document the listener serves at {base_path}/openapi.json,
@@ -18,14 +18,7 @@ export const openapiCommand = defineCommand({
   options: { 'base-path': { type: 'string' } },
   positionals: 0,
   async run(args) {
-    const basePathFlag = stringOption(args, 'base-path');
-    if (basePathFlag !== undefined) {
-      try {
-        normaliseBasePath(basePathFlag);
-      } catch (err) {
-        throw new UsageError(`--base-path: ${(err as Error).message}`);
-      }
-    }
+    const basePathFlag = parsedOption(args, 'base-path', normaliseBasePath);
     return withService(args, async (service) => {
       const app = buildHttpApp(service, {
         basePath: basePathFlag ?? (await service.store.read((tx) => service.services.settings.listener(tx))).base_path,

@@ -8,7 +8,7 @@ import { shutdownHost, startHostRuntime, type HostParts } from '../../host';
 import type { MerchantConsoleService } from '../../service';
 import { openService } from '../../service';
 import { acquireDataDirLock, type DataDirLock } from '../../store/data-dir';
-import { defineCommand, serviceOptionsOf, stringOption, UsageError, type CommandIo } from '../command';
+import { defineCommand, parsedOption, serviceOptionsOf, stringOption, UsageError, type CommandIo } from '../command';
 
 export const serveCommand = defineCommand({
   name: 'serve',
@@ -34,29 +34,9 @@ export const serveCommand = defineCommand({
     const portFlag = stringOption(args, 'port');
     if (portFlag !== undefined && (!/^[0-9]{1,5}$/.test(portFlag) || Number(portFlag) > 65535)) throw new UsageError('--port must be 0-65535');
     const hostFlag = stringOption(args, 'host');
-    const publicUrlFlag = stringOption(args, 'public-url');
-    let publicUrl: string | undefined;
-    try {
-      publicUrl = publicUrlFlag === undefined ? undefined : normalisePublicUrl(publicUrlFlag);
-    } catch (err) {
-      throw new UsageError(`--public-url: ${(err as Error).message}`);
-    }
-
-    const trustProxyFlag = stringOption(args, 'trust-proxy');
-    let trustProxy: string[] | undefined;
-    try {
-      trustProxy = trustProxyFlag === undefined ? undefined : parseTrustProxy(trustProxyFlag);
-    } catch (err) {
-      throw new UsageError(`--trust-proxy: ${(err as Error).message}`);
-    }
-    const basePathFlag = stringOption(args, 'base-path');
-    if (basePathFlag !== undefined) {
-      try {
-        normaliseBasePath(basePathFlag);
-      } catch (err) {
-        throw new UsageError(`--base-path: ${(err as Error).message}`);
-      }
-    }
+    const publicUrl = parsedOption(args, 'public-url', normalisePublicUrl);
+    const trustProxy = parsedOption(args, 'trust-proxy', parseTrustProxy);
+    const basePathFlag = parsedOption(args, 'base-path', normaliseBasePath);
 
     // One service per SQLite data dir; on PostgreSQL any number of instances share the database.
     const parts: HostParts = {};
