@@ -12,17 +12,25 @@
  */
 import type { ReadTx, Store, WriteTx } from './store';
 
-/** Every table, parents before children (foreign keys). */
+/**
+ * Every table, parents before children (foreign keys). A table a migration
+ * adds must be listed here (or in DERIVED_TABLES): `copyStore` refuses a
+ * store with a table it does not know rather than leave it behind.
+ */
 export const COPIED_TABLES = [
   'settings',
   'merchants',
   'channels',
   'merchant_channels',
   'payment_methods',
+  'accounts',
+  'account_merchants',
+  'auth_throttle',
   'orders',
   'nonces',
   'console_login_tokens',
   'console_sessions',
+  'approval_requests',
   'ledger_transactions',
   'ledger_entries',
   'merchant_balances',
@@ -31,25 +39,53 @@ export const COPIED_TABLES = [
   'callback_deliveries',
   'callback_attempts',
   'idempotency_keys',
+  'audit_log',
+  'audit_head',
 ] as const;
+type CopiedTable = (typeof COPIED_TABLES)[number];
 
 /** Kept by triggers on orders: rebuilt on the target, compared after. */
 export const DERIVED_TABLES = ['order_counts', 'order_totals'] as const;
 
+/**
+ * Tables a migration fills (audit_head: the empty chain's end): a migrated
+ * target holds their row already, so the emptiness check passes over them
+ * and the copy replaces their rows with the source's.
+ */
+const REPLACED_TABLES: ReadonlySet<CopiedTable> = new Set(['audit_head']);
+
 /** Tables whose key is a generated id (PostgreSQL sequences to move on). */
-const ID_TABLES = new Set(['merchants', 'channels', 'payment_methods', 'orders', 'ledger_transactions', 'ledger_entries', 'order_transitions', 'order_jobs', 'callback_deliveries', 'callback_attempts']);
+const ID_TABLES: ReadonlySet<CopiedTable> = new Set([
+  'merchants',
+  'channels',
+  'payment_methods',
+  'accounts',
+  'orders',
+  'approval_requests',
+  'ledger_transactions',
+  'ledger_entries',
+  'order_transitions',
+  'order_jobs',
+  'callback_deliveries',
+  'callback_attempts',
+  'audit_log',
+]);
 
 /** The order rows are read and written in: a key that pages through the table. */
-const KEY: Record<(typeof COPIED_TABLES)[number], string[]> = {
+const KEY: Record<CopiedTable, string[]> = {
   settings: ['key'],
   merchants: ['id'],
   channels: ['id'],
   merchant_channels: ['merchant_id', 'channel_id'],
   payment_methods: ['id'],
+  accounts: ['id'],
+  account_merchants: ['account_id', 'merchant_id'],
+  auth_throttle: ['key'],
   orders: ['id'],
   nonces: ['api_key', 'nonce'],
   console_login_tokens: ['id'],
   console_sessions: ['id'],
+  approval_requests: ['id'],
   ledger_transactions: ['id'],
   ledger_entries: ['id'],
   merchant_balances: ['merchant_id'],
@@ -58,7 +94,31 @@ const KEY: Record<(typeof COPIED_TABLES)[number], string[]> = {
   callback_deliveries: ['id'],
   callback_attempts: ['id'],
   idempotency_keys: ['merchant_id', 'idem_key'],
+  audit_log: ['id'],
+  audit_head: ['id'],
 };
+
+/** The store's own tables (not the engine's bookkeeping: SQLite's sqlite_*, PostgreSQL's schema_migrations). */
+export async function tablesOf(tx: ReadTx): Promise<string[]> {
+  const rows =
+    tx.dialect === 'postgres'
+      ? await tx.all<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'schema_migrations' ORDER BY 1")
+      : await tx.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY 1");
+  return rows.map((r) => r.name);
+}
+
+/** Tables of the store that the copy neither copies nor rebuilds (empty: the copy covers the schema). */
+export async function uncoveredTables(tx: ReadTx): Promise<string[]> {
+  const known = new Set<string>([...COPIED_TABLES, ...DERIVED_TABLES]);
+  return (await tablesOf(tx)).filter((t) => !known.has(t));
+}
+
+export class UnknownTablesError extends Error {
+  constructor(location: string, tables: string[]) {
+    super(`${location} has table${tables.length === 1 ? '' : 's'} ${tables.join(', ')} that db copy does not know: nothing was copied (src-main/store/copy-store.ts lists what it copies)`);
+    this.name = 'UnknownTablesError';
+  }
+}
 
 export interface CopyProgress {
   table: string;
@@ -79,14 +139,26 @@ export class TargetNotEmptyError extends Error {
   }
 }
 
+/** The copied rows differ from the source's: the target's unit of work was rolled back. */
+export class CopyIncompleteError extends Error {
+  constructor(
+    location: string,
+    readonly problems: string[],
+  ) {
+    super(`the copy is incomplete, so nothing was written to ${location}: ${problems.join('; ')}`);
+    this.name = 'CopyIncompleteError';
+  }
+}
+
 async function countRows(tx: ReadTx, table: string): Promise<number> {
   return (await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))!.n;
 }
 
-/** The first table that has rows, or undefined when the store holds nothing. */
+/** The first table that has rows (those a migration fills aside), or undefined when the store holds nothing. */
 export async function firstNonEmptyTable(store: Store): Promise<{ table: string; rows: number } | undefined> {
   return store.read(async (tx) => {
     for (const table of [...COPIED_TABLES, ...DERIVED_TABLES]) {
+      if (REPLACED_TABLES.has(table as CopiedTable)) continue;
       const rows = await countRows(tx, table);
       if (rows > 0) return { table, rows };
     }
@@ -96,12 +168,13 @@ export async function firstNonEmptyTable(store: Store): Promise<{ table: string;
 
 const CHUNK = 500;
 
-async function copyTable(src: ReadTx, dst: WriteTx, table: (typeof COPIED_TABLES)[number], onProgress: (p: CopyProgress) => void): Promise<number> {
+async function copyTable(src: ReadTx, dst: WriteTx, table: CopiedTable, onProgress: (p: CopyProgress) => void): Promise<number> {
   const total = await countRows(src, table);
   const key = KEY[table];
   let copied = 0;
   let after: unknown[] | undefined;
   onProgress({ table, copied, total });
+  if (REPLACED_TABLES.has(table)) await dst.run(`DELETE FROM ${table}`);
   for (;;) {
     const where = after ? `WHERE (${key.join(', ')}) > (${key.map(() => '?').join(', ')})` : '';
     const rows = await src.all<Record<string, unknown>>(`SELECT * FROM ${table} ${where} ORDER BY ${key.join(', ')} LIMIT ${CHUNK}`, after ?? []);
@@ -118,35 +191,44 @@ async function copyTable(src: ReadTx, dst: WriteTx, table: (typeof COPIED_TABLES
   return copied;
 }
 
+/** Row counts and list counters of the source's snapshot against the target's unit of work. */
+async function compare(src: ReadTx, dst: ReadTx): Promise<CopyReport> {
+  const tables: CopyReport['tables'] = [];
+  for (const table of COPIED_TABLES) tables.push({ table, source: await countRows(src, table), target: await countRows(dst, table) });
+  const counters: CopyReport['counters'] = [];
+  for (const table of DERIVED_TABLES) counters.push({ table, source: await counterDigest(src, table), target: await counterDigest(dst, table) });
+  return { tables, counters };
+}
+
 /**
  * Copies `source` into `target` (refused unless the target is empty) and
- * compares the row count of every table afterwards.
+ * compares the row count of every table and the rebuilt list counters
+ * before the target's unit of work commits: a copy that differs
+ * (CopyIncompleteError) leaves the target as empty as it was.
  */
 export async function copyStore(source: Store, target: Store, onProgress: (p: CopyProgress) => void = () => undefined): Promise<CopyReport> {
+  for (const store of [source, target]) {
+    const unknown = await store.read(uncoveredTables);
+    if (unknown.length > 0) throw new UnknownTablesError(store.location, unknown);
+  }
   const occupied = await firstNonEmptyTable(target);
   if (occupied) throw new TargetNotEmptyError(target.location, occupied.table, occupied.rows);
   // One snapshot of the source, one unit of work on the target: a consistent copy, or nothing.
   // (The target's unit waits on the source's reads: fine for a tool that has the target to itself.)
-  await source.read((src) =>
+  return source.read((src) =>
     target.write(async (dst) => {
       for (const table of COPIED_TABLES) await copyTable(src, dst, table, onProgress);
       if (dst.dialect === 'postgres') {
-        for (const table of COPIED_TABLES) {
-          if (!ID_TABLES.has(table)) continue;
+        for (const table of ID_TABLES) {
           await dst.get(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), coalesce((SELECT max(id) FROM ${table}), 0) + 1, false)`);
         }
       }
+      const report = await compare(src, dst);
+      const problems = copyProblems(report);
+      if (problems.length > 0) throw new CopyIncompleteError(target.location, problems);
+      return report;
     }),
   );
-  const tables: CopyReport['tables'] = [];
-  for (const table of COPIED_TABLES) {
-    tables.push({ table, source: await source.read((tx) => countRows(tx, table)), target: await target.read((tx) => countRows(tx, table)) });
-  }
-  const counters: CopyReport['counters'] = [];
-  for (const table of DERIVED_TABLES) {
-    counters.push({ table, source: await source.read((tx) => counterDigest(tx, table)), target: await target.read((tx) => counterDigest(tx, table)) });
-  }
-  return { tables, counters };
 }
 
 /** What a counter table says, independent of rows left at zero: rows, orders and a weighted sum over the keys. */

@@ -6,12 +6,14 @@
 import path from 'node:path';
 import { formatBeijingTime } from '../../../src-shared/beijing-time';
 import { openService } from '../../service';
-import { copyProblems, copyStore, type CopyProgress, type CopyReport } from '../../store/copy-store';
+import { createAuditRepository } from '../../repositories/audit-repository';
+import { createAuditService, type AuditVerification } from '../../services/audit-service';
+import { copyStore, type CopyProgress, type CopyReport } from '../../store/copy-store';
 import { databasePath, ensureDataDir, runningServiceInfo } from '../../store/data-dir';
 import { checkDatabaseUrl, openStore, type StoreConfig } from '../../store/open-store';
 import type { Store } from '../../store/store';
 import fs from 'node:fs';
-import { fileMasterKeyStore, MASTER_KEY_FILE, writeNewKeyFile } from '../../crypto/secret-box';
+import { fileMasterKeyStore, MASTER_KEY_FILE, syncFolder, type MasterKeyStore } from '../../crypto/secret-box';
 import { defineCommand, requiredOption, UsageError, withService, type CommandArgs, type CommandDef, type CommandIo } from '../command';
 
 /** A store named on the command line: a postgres:// URL, or a data dir (its SQLite file). */
@@ -58,13 +60,22 @@ function installMasterKey(dataDir: string, key: Buffer): void {
     }
     return;
   }
-  if (!writeNewKeyFile(file, key)) installMasterKey(dataDir, key); // written meanwhile: check it as above
+  const fd = fs.openSync(file, 'wx', 0o600);
+  try {
+    fs.writeFileSync(fd, key.toString('base64') + '\n');
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  syncFolder(dataDir);
 }
 
 interface CopyResult extends CopyReport {
   from: string;
   to: string;
   ledger_audit: string[];
+  /** The audit trail's hash chain, verified on the target. */
+  audit_chain: { entries: number; head_hash: string };
 }
 
 async function runCopy(args: CommandArgs, io: CommandIo): Promise<CopyResult> {
@@ -79,6 +90,23 @@ async function runCopy(args: CommandArgs, io: CommandIo): Promise<CopyResult> {
   // The secrets travel sealed: the target opens them with the source's key.
   const keyStore = args.masterKeyStore ?? (from.dataDir ? fileMasterKeyStore(from.dataDir) : undefined);
   if (!keyStore) throw new UsageError('copying from PostgreSQL needs the master key its secrets are sealed with: --master-key-file FILE (or $MERCHANT_CONSOLE_MASTER_KEY)');
+  // A data dir this copy creates is removed again when the copy fails: a failed copy leaves nothing behind.
+  const newDir = to.dataDir !== undefined && !fs.existsSync(to.dataDir) ? to.dataDir : undefined;
+  try {
+    return await copyAndVerify(from, to, keyStore, args, io);
+  } catch (err) {
+    if (newDir) fs.rmSync(newDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function copyAndVerify(
+  from: ReturnType<typeof storeOf>,
+  to: ReturnType<typeof storeOf>,
+  keyStore: MasterKeyStore,
+  args: CommandArgs,
+  io: CommandIo,
+): Promise<CopyResult> {
   if (to.dataDir) ensureDataDir(to.dataDir);
   let source: Store | undefined;
   let target: Store | undefined;
@@ -86,30 +114,31 @@ async function runCopy(args: CommandArgs, io: CommandIo): Promise<CopyResult> {
   try {
     source = await openStore(from.config);
     target = await openStore(to.config);
-    // --json: one document on stdout and nothing else.
+    // --json: one document on stdout and nothing else. Row counts and counters are compared before the copy commits.
     report = await copyStore(source, target, args.json ? undefined : progressPrinter(io, process.stderr.isTTY === true));
   } finally {
     await target?.close();
     await source?.close();
   }
-  const problems = copyProblems(report);
-  if (problems.length > 0) throw new Error(`the copy is incomplete: ${problems.join('; ')}`);
   // A data dir target keeps the key next to its store, as the desktop app and serve expect it.
   if (to.dataDir) installMasterKey(to.dataDir, keyStore.loadOrCreate());
-  // The target as the service sees it: the master key opens its secrets, and its ledger is consistent.
+  // The target as the service sees it: the master key opens its secrets, its ledger is consistent, its audit chain intact.
   const service = await openService({
     dataDir: to.dataDir ?? from.dataDir ?? args.dataDir,
     masterKeyStore: keyStore,
     ...(to.config.kind === 'postgres' ? { databaseUrl: to.config.url } : {}),
   });
   let audit: string[];
+  let chain: AuditVerification;
   try {
     audit = await service.store.read((tx) => service.services.ledger.audit(tx));
+    chain = await createAuditService({ clock: service.clock, audit: createAuditRepository() }).verify(service.store);
   } finally {
     await service.close();
   }
   if (audit.length > 0) throw new Error(`the ledger audit of the target found problems: ${audit.join('; ')}`);
-  return { from: source.location, to: target.location, ...report, ledger_audit: audit };
+  if (!chain.ok) throw new Error(`the audit trail of the target does not verify: ${chain.problem!.message}`);
+  return { from: source.location, to: target.location, ...report, ledger_audit: audit, audit_chain: { entries: chain.entries, head_hash: chain.head_hash } };
 }
 
 interface StatusResult {
@@ -137,7 +166,7 @@ export const dbCommands: CommandDef[] = [
       [
         `copied ${r.from} → ${r.to}`,
         ...r.tables.filter((t) => t.target > 0).map((t) => `  ${t.table.padEnd(22)} ${t.target}`),
-        '  row counts equal, list counters rebuilt and equal, ledger audit passed',
+        `  row counts equal, list counters rebuilt and equal, ledger audit passed, audit trail verified (${r.audit_chain.entries} entr${r.audit_chain.entries === 1 ? 'y' : 'ies'})`,
       ].join('\n'),
   }),
   defineCommand({

@@ -1,17 +1,58 @@
 /**
  * `merchant-console db copy`: a desktop store (SQLite data dir) into an empty
  * PostgreSQL database and back, with everything in it — orders in every
- * status, ledger, callbacks, idempotency keys — verified, and usable at once.
+ * status, ledger, callbacks, idempotency keys, staff accounts, approvals
+ * with their withdrawal holds, sessions and the audit trail — verified, and
+ * usable at once; its progress lines, its refusals, and a copy that does
+ * not verify. The copy itself on SQLite: test/src-main/store/copy-store.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openService, type MerchantConsoleService } from '../../../../src-main/service';
-import { cli } from '../../../support/cli-harness';
+import { COPIED_TABLES, DERIVED_TABLES, firstNonEmptyTable, tablesOf } from '../../../../src-main/store/copy-store';
+import { databasePath } from '../../../../src-main/store/data-dir';
+import { openStore } from '../../../../src-main/store/open-store';
+import type { Store } from '../../../../src-main/store/store';
+import { cli, spawnCli } from '../../../support/cli-harness';
 import { expectLedgerConsistent, fund, newBuy, newSell, orderIn } from '../../../support/money';
 import { allowPrivateCallbacks, seedMerchant } from '../../../support/service-harness';
 import { tempDir } from '../../../support/temp-dir';
 import { freshPostgresDatabase } from '../../../support/test-engine';
+import { dumpTables, seedTeamRecords } from '../team-records';
+
+const masterKeyOf = (dir: string) => Buffer.from(fs.readFileSync(path.join(dir, 'master.key'), 'utf8'), 'base64');
+
+async function withStore<T>(config: Parameters<typeof openStore>[0], fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(config);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function sql(url: string, text: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(text);
+  } finally {
+    await c.end();
+  }
+}
+
+/** The real bin in a child process: stderr is a pipe, not a terminal. */
+async function runBin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = await spawnCli(args);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, stdout, stderr };
+}
 
 /** What a store holds, as the services show it (ids included). */
 async function snapshot(service: MerchantConsoleService) {
@@ -32,7 +73,7 @@ async function snapshot(service: MerchantConsoleService) {
   });
 }
 
-async function desktopStore(): Promise<{ dir: string; before: Awaited<ReturnType<typeof snapshot>> }> {
+async function desktopStore(): Promise<{ dir: string; before: Awaited<ReturnType<typeof snapshot>>; rows: Record<string, unknown[]> }> {
   const dir = tempDir();
   // The desktop's store: SQLite in the data dir (this file runs on the postgres project, so name no database).
   const service = await openService({ dataDir: dir });
@@ -45,8 +86,10 @@ async function desktopStore(): Promise<{ dir: string; before: Awaited<ReturnType
     for (const status of ['pending', 'paid', 'completed', 'cancelled'] as const) await orderIn(service, a, 1, status);
     for (const status of ['pending', 'confirmed', 'completed', 'cancelled'] as const) await orderIn(service, a, 2, status);
     await newBuy(service, b, 5_000);
+    // Staff accounts, approvals (withdrawal holds in the ledger), sessions bound to accounts, the audit trail.
+    await seedTeamRecords(service, masterKeyOf(dir), a.id);
     await expectLedgerConsistent(service);
-    return { dir, before: await snapshot(service) };
+    return { dir, before: await snapshot(service), rows: await dumpTables(service.store) };
   } finally {
     await service.close();
   }
@@ -54,14 +97,23 @@ async function desktopStore(): Promise<{ dir: string; before: Awaited<ReturnType
 
 describe('db copy', () => {
   it('copies a SQLite data dir into an empty PostgreSQL database and back, identical and usable', async () => {
-    const { dir, before } = await desktopStore();
+    const { dir, before, rows } = await desktopStore();
     const url = await freshPostgresDatabase();
     const copied = await cli(['db', 'copy', '--from', dir, '--to', url, '--json']);
     expect(copied.stderr).toBe('');
     expect(copied.code).toBe(0);
-    const report = copied.json() as { tables: { table: string; source: number; target: number }[]; ledger_audit: string[] };
+    const report = copied.json() as {
+      tables: { table: string; source: number; target: number }[];
+      ledger_audit: string[];
+      audit_chain: { entries: number; head_hash: string };
+    };
     expect(report.ledger_audit).toEqual([]);
     expect(report.tables.find((t) => t.table === 'orders')).toEqual({ table: 'orders', source: 9, target: 9 });
+    expect(report.tables.map((t) => t.table)).toEqual([...COPIED_TABLES]);
+    // Every table row for row (migration 9's too: accounts, approvals, holds, sessions, the audit trail).
+    expect(rows.approval_requests).toHaveLength(3);
+    expect(await withStore({ kind: 'postgres', url }, dumpTables)).toEqual(rows);
+    expect(report.audit_chain).toEqual({ entries: rows.audit_log!.length, head_hash: (rows.audit_head![0] as { last_hash: string }).last_hash });
 
     const team = await openService({ dataDir: tempDir(), databaseUrl: url, masterKeyStore: { loadOrCreate: () => Buffer.from(fs.readFileSync(path.join(dir, 'master.key'), 'utf8'), 'base64') } });
     try {
@@ -76,12 +128,15 @@ describe('db copy', () => {
     } finally {
       await team.close();
     }
+    const teamRows = await withStore({ kind: 'postgres', url }, dumpTables);
 
     // And back: PostgreSQL into a new data dir, with the team's key.
     const back = tempDir();
     const returned = await cli(['db', 'copy', '--from', url, '--to', back, '--master-key-file', path.join(dir, 'master.key'), '--json']);
     expect(returned.stderr).toBe('');
     expect(returned.code).toBe(0);
+    expect(await withStore({ kind: 'sqlite', file: databasePath(back) }, dumpTables)).toEqual(teamRows);
+    expect(returned.json()).toMatchObject({ audit_chain: { entries: rows.audit_log!.length } });
     const desktop = await openService({ dataDir: back });
     try {
       const after = await snapshot(desktop);
@@ -97,9 +152,87 @@ describe('db copy', () => {
     const { dir } = await desktopStore();
     const url = await freshPostgresDatabase();
     expect((await cli(['db', 'copy', '--from', dir, '--to', url])).code).toBe(0);
+    const before = await withStore({ kind: 'postgres', url }, dumpTables);
     const again = await cli(['db', 'copy', '--from', dir, '--to', url]);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/the target postgres:\/\/postgres@127\.0\.0\.1:\d+\/\S+ is not empty \(settings has \d+ rows?\); copy only into an empty store/);
+    expect(await withStore({ kind: 'postgres', url }, dumpTables)).toEqual(before);
+  });
+
+  it('refuses a data dir that holds a store already, and changes nothing there', async () => {
+    const { dir } = await desktopStore();
+    const url = await freshPostgresDatabase();
+    expect((await cli(['db', 'copy', '--from', dir, '--to', url])).code).toBe(0);
+    const occupied = (await desktopStore()).dir;
+    const key = fs.readFileSync(path.join(occupied, 'master.key'), 'utf8');
+    const before = await withStore({ kind: 'sqlite', file: databasePath(occupied) }, dumpTables);
+    const refused = await cli(['db', 'copy', '--from', url, '--to', occupied, '--master-key-file', path.join(dir, 'master.key')]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(`merchant-console db copy: the target ${databasePath(occupied)} is not empty (settings has 2 rows); copy only into an empty store`);
+    expect(await withStore({ kind: 'sqlite', file: databasePath(occupied) }, dumpTables)).toEqual(before);
+    expect(fs.readFileSync(path.join(occupied, 'master.key'), 'utf8')).toBe(key);
+  });
+
+  it('shows one progress line per table, in copy order, when stderr is not a terminal', async () => {
+    const { dir, rows } = await desktopStore();
+    const url = await freshPostgresDatabase();
+    const run = await runBin(['db', 'copy', '--from', dir, '--to', url]);
+    expect(run.code).toBe(0);
+    expect(run.stderr.split('\n')).toEqual([...COPIED_TABLES.map((t) => `${t}: ${rows[t]!.length} row${rows[t]!.length === 1 ? '' : 's'}`), '']);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^copied \S+merchant-console\.sqlite → postgres:\/\/postgres@127\.0\.0\.1:\d+\/\S+$/);
+    expect(lines).toContain(`  ${'approval_requests'.padEnd(22)} 3`);
+    expect(lines.at(-1)).toBe(`  row counts equal, list counters rebuilt and equal, ledger audit passed, audit trail verified (${rows.audit_log!.length} entries)`);
+  }, 60_000);
+
+  it('a copy that does not verify is refused with exit 1, and the target stays empty', async () => {
+    const { dir } = await desktopStore();
+    // A fault on the target (dropped afterwards with its database): copied order transitions vanish.
+    const url = await freshPostgresDatabase({ empty: true });
+    await withStore({ kind: 'postgres', url }, async () => undefined);
+    await sql(
+      url,
+      `CREATE FUNCTION lose_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN DELETE FROM order_transitions WHERE id = NEW.id; RETURN NULL; END $$;
+       CREATE TRIGGER lose_row AFTER INSERT ON order_transitions FOR EACH ROW EXECUTE FUNCTION lose_row();`,
+    );
+    const transitions = (await withStore({ kind: 'sqlite', file: databasePath(dir) }, dumpTables)).order_transitions!.length;
+    const run = await cli(['db', 'copy', '--from', dir, '--to', url, '--json']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect((JSON.parse(run.stderr) as { error: string }).error).toMatch(
+      new RegExp(`the copy is incomplete, so nothing was written to postgres://postgres@127\\.0\\.0\\.1:\\d+/\\S+: order_transitions: ${transitions} rows in the source, 0 in the target$`),
+    );
+    expect(await withStore({ kind: 'postgres', url }, firstNonEmptyTable)).toBeUndefined();
+  });
+
+  it('refuses a store with a table it does not know, and removes the data dir it was about to fill', async () => {
+    const url = await freshPostgresDatabase({ empty: true });
+    await withStore({ kind: 'postgres', url }, async () => undefined);
+    await sql(url, 'CREATE TABLE loyalty_points (merchant_id BIGINT, points BIGINT)');
+    const key = path.join(tempDir(), 'team.key');
+    fs.writeFileSync(key, Buffer.alloc(32, 1).toString('base64'));
+    const target = path.join(tempDir(), 'desktop');
+    const run = await cli(['db', 'copy', '--from', url, '--to', target, '--master-key-file', key]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/postgres:\/\/\S+ has table loyalty_points that db copy does not know: nothing was copied/);
+    expect(fs.existsSync(target)).toBe(false);
+  });
+
+  it('covers every table of the migrated PostgreSQL schema, each after the tables it references', async () => {
+    const url = await freshPostgresDatabase();
+    await withStore({ kind: 'postgres', url }, async (store) => {
+      expect(await store.read(tablesOf)).toEqual([...COPIED_TABLES, ...DERIVED_TABLES].sort());
+      const references = await store.read((tx) =>
+        tx.all<{ child: string; parent: string }>(
+          `SELECT DISTINCT conrelid::regclass::text AS child, confrelid::regclass::text AS parent
+           FROM pg_constraint WHERE contype = 'f' AND connamespace = current_schema()::regnamespace`,
+        ),
+      );
+      const copied: readonly string[] = COPIED_TABLES;
+      const checked = references.filter((r) => copied.includes(r.child) && r.parent !== r.child);
+      for (const { child, parent } of checked) expect(copied.indexOf(parent), `${child} references ${parent}`).toBeLessThan(copied.indexOf(child));
+      expect(checked.map((r) => `${r.child} → ${r.parent}`)).toContain('ledger_transactions → approval_requests');
+    });
   });
 
   it('names what is wrong with the arguments', async () => {
