@@ -100,11 +100,34 @@ export function toStoreError(err: unknown): unknown {
 
 class PgReadTx implements ReadTx {
   readonly dialect = 'postgres' as const;
+  /** The statement under way: the next one waits for it. */
+  private last: Promise<unknown> = Promise.resolve();
+  private ended = false;
   constructor(protected readonly client: pg.PoolClient) {}
+  /**
+   * One statement at a time on the unit's connection, in the order they were
+   * started: a service may start several at once (Promise.all over a list),
+   * which node-postgres only queues with a deprecation warning (pg 9 refuses
+   * it). The COMMIT or ROLLBACK goes last, after every statement started
+   * before it; one started after it is refused, as the connection may
+   * already serve another unit of work.
+   */
+  protected serially<T>(fn: () => Promise<T>, ending = false): Promise<T> {
+    const late = this.ended && !ending;
+    const run = () => (late ? Promise.reject(new StoreError('other', 'UNIT_ENDED', 'a statement was started after its unit of work ended')) : fn());
+    const next = this.last.then(run, run);
+    this.last = next.catch(() => undefined);
+    return next;
+  }
+  /** COMMIT or ROLLBACK, after the statements already started. */
+  end(command: 'COMMIT' | 'ROLLBACK'): Promise<unknown> {
+    this.ended = true;
+    return this.serially(() => this.client.query(command), true);
+  }
   protected async query(sql: string, params: SqlParams | undefined): Promise<pg.QueryResult> {
     const s = toPgStatement(sql);
     try {
-      return await this.client.query({ name: s.name, text: s.text, values: s.values(params) });
+      return await this.serially(() => this.client.query({ name: s.name, text: s.text, values: s.values(params) }));
     } catch (err) {
       throw toStoreError(err);
     }
@@ -126,7 +149,7 @@ class PgWriteTx extends PgReadTx implements MigrationTx {
   }
   async exec(sql: string): Promise<void> {
     try {
-      await this.client.query(sql);
+      await this.serially(() => this.client.query(sql));
     } catch (err) {
       throw toStoreError(err);
     }
@@ -289,13 +312,15 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   async function readOnce<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {
     const client = await connect();
     let broken = false;
+    let tx: PgReadTx | undefined;
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      const value = await fn(new PgReadTx(client));
-      await client.query('COMMIT');
+      tx = new PgReadTx(client);
+      const value = await fn(tx);
+      await tx.end('COMMIT');
       return value;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => (broken = true));
+      await (tx ? tx.end('ROLLBACK') : client.query('ROLLBACK')).catch(() => (broken = true));
       throw toStoreError(err);
     } finally {
       client.release(broken);
@@ -305,15 +330,16 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   async function writeOnce<T>(fn: (tx: WriteTx) => Promise<T>, durable: boolean): Promise<{ value: T; hooks: (() => void)[] }> {
     const client = await connect();
     let broken = false;
+    let tx: PgWriteTx | undefined;
     try {
       // A relaxed unit (a read's nonce) does not wait for its WAL flush; atomic all the same.
       await client.query(durable ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit TO off');
-      const tx = new PgWriteTx(client);
+      tx = new PgWriteTx(client);
       const value = await fn(tx);
-      await client.query('COMMIT');
+      await tx.end('COMMIT');
       return { value, hooks: tx.hooks };
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => (broken = true));
+      await (tx ? tx.end('ROLLBACK') : client.query('ROLLBACK')).catch(() => (broken = true));
       throw toStoreError(err);
     } finally {
       client.release(broken);

@@ -5,11 +5,12 @@
  * handed to the server.
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTempPostgres, type TempPostgres } from '../../../../scripts/temp-postgres';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, SchemaTooNewError } from '../../../../src-main/store/migrations/index';
 import { toPgStatement } from '../../../../src-main/store/postgres/placeholders';
 import { describePostgresUrl, openPostgresStore, requireServerVersion } from '../../../../src-main/store/postgres/postgres-store';
+import type { ReadTx } from '../../../../src-main/store/store';
 import { freshPostgresDatabase } from '../../../support/test-engine';
 
 async function schemaOf(url: string): Promise<string[]> {
@@ -79,7 +80,9 @@ describe('PostgreSQL store: migrations', () => {
   });
 
   it('refuses a database written by a newer program, and leaves it as it was', async () => {
-    const url = await freshPostgresDatabase();
+    // A database of its own (dropped afterwards): a migrated copy would go back to the pool with the future version.
+    const url = await freshPostgresDatabase({ empty: true });
+    await (await openPostgresStore({ url })).close();
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     await c.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, 0)', [LATEST_SCHEMA_VERSION + 3, 'from the future']);
@@ -143,6 +146,42 @@ describe('PostgreSQL store: bad configuration is named before anything starts', 
   it('messages never carry the password', () => {
     expect(describePostgresUrl('postgres://app:s3cr3t@db.example:5432/mc')).toBe('postgres://app@db.example:5432/mc');
     expect(describePostgresUrl('postgres://:s3cr3t@db.example/mc')).not.toContain('s3cr3t');
+  });
+});
+
+describe('PostgreSQL store: statements of one unit of work', () => {
+  it('runs statements started at once one after the other on the connection, in the order they were started', async () => {
+    const store = await openPostgresStore({ url: await freshPostgresDatabase(), poolSize: 2 });
+    const inFlight = new Map<object, number>();
+    let most = 0;
+    const query = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      inFlight.set(this, (inFlight.get(this) ?? 0) + 1);
+      most = Math.max(most, inFlight.get(this)!);
+      const done = () => inFlight.set(this, inFlight.get(this)! - 1);
+      const result = (query as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+      result.then(done, done);
+      return result as never;
+    });
+    try {
+      // A service mapping over a list with Promise.all: node-postgres would queue these on one connection (deprecated).
+      const values = await store.write((tx) => Promise.all(Array.from({ length: 12 }, (_, i) => tx.get<{ v: number }>('SELECT ?::bigint AS v, pg_sleep(0.001)', [i]))));
+      expect(values.map((r) => r!.v)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+      const failed = await store
+        .read((tx) => Promise.all([tx.get('SELECT 1 AS v'), tx.get('SELECT no_such_column FROM merchants'), tx.get('SELECT 2 AS v')]))
+        .catch((e: unknown) => e);
+      expect(failed).toMatchObject({ code: '42703' });
+      // A statement started after its unit ended never reaches the connection (back in the pool, maybe another unit's).
+      let kept: ReadTx | undefined;
+      await store.read(async (tx) => {
+        kept = tx;
+      });
+      await expect(kept!.get('SELECT 1 AS v')).rejects.toThrow('a statement was started after its unit of work ended');
+    } finally {
+      spy.mockRestore();
+      await store.close();
+    }
+    expect(most).toBe(1);
   });
 });
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { LATEST_SCHEMA_VERSION } from '../../../../src-main/store/migrations/index';
+import { openPostgresStore } from '../../../../src-main/store/postgres/postgres-store';
 import { cli } from '../../../support/cli-harness';
 import { serveFailure, startServeChild } from '../../../support/serve-child';
 import { tempDir } from '../../../support/temp-dir';
@@ -58,7 +59,9 @@ describe('serve on PostgreSQL', () => {
     expect(unreachable.stderr).toMatch(/cannot reach PostgreSQL at postgres:\/\/app@127\.0\.0\.1:9\/mc \(ECONNREFUSED\)/);
     expect(unreachable.stderr).not.toContain(':pw@');
 
-    const url = await freshPostgresDatabase();
+    // A database of its own (dropped afterwards): a migrated copy would go back to the pool with the future version.
+    const url = await freshPostgresDatabase({ empty: true });
+    await (await openPostgresStore({ url })).close();
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     await c.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, 0)', [LATEST_SCHEMA_VERSION + 1, 'future']);
