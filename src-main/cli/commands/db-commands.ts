@@ -7,6 +7,7 @@ import path from 'node:path';
 import { formatBeijingTime } from '../../../src-shared/beijing-time';
 import { openService } from '../../service';
 import { createAuditRepository } from '../../repositories/audit-repository';
+import { createStoreStatusRepository } from '../../repositories/store-status-repository';
 import { createAuditService, type AuditVerification } from '../../services/audit-service';
 import { copyStore, type CopyProgress, type CopyReport } from '../../store/copy-store';
 import { databasePath, ensureDataDir, runningServiceInfo } from '../../store/data-dir';
@@ -176,13 +177,11 @@ export const dbCommands: CommandDef[] = [
     positionals: 0,
     run: (args) =>
       withService(args, async (s): Promise<StatusResult> => {
+        const status = createStoreStatusRepository();
         const counts = await s.store.read(async (tx) => ({
-          version:
-            tx.dialect === 'postgres'
-              ? (await tx.get<{ v: number }>('SELECT max(version) AS v FROM schema_migrations'))!.v
-              : (await tx.get<{ user_version: number }>('PRAGMA user_version'))!.user_version,
-          merchants: (await tx.get<{ n: number }>('SELECT count(*) AS n FROM merchants'))!.n,
-          orders: (await tx.get<{ n: number }>('SELECT coalesce(sum(n), 0) AS n FROM order_totals'))!.n,
+          version: await status.schemaVersion(tx),
+          merchants: await status.merchantCount(tx),
+          orders: await status.orderCount(tx),
         }));
         return {
           engine: s.store.dialect,
