@@ -3,7 +3,10 @@ import pluginVue from 'eslint-plugin-vue';
 
 const ELECTRON_RULE = { name: 'electron', message: 'Service code never imports electron; only src-main/desktop may.' };
 const DRIVER_MESSAGE = 'Database drivers stay in src-main/store: services and repositories go through the store API (src-main/store/store.ts).';
-const DRIVER_RULES = ['better-sqlite3', 'pg', 'pg-pool', 'pg-protocol'].map((name) => ({ name, message: DRIVER_MESSAGE }));
+const DRIVERS = ['better-sqlite3', 'pg', 'pg-pool', 'pg-protocol'];
+const DRIVER_RULES = DRIVERS.map((name) => ({ name, message: DRIVER_MESSAGE }));
+// Their subpaths too (pg/lib/…, better-sqlite3/lib/…): a driver by another door.
+const DRIVER_PATTERNS = [{ group: DRIVERS.map((name) => `${name}/*`), message: DRIVER_MESSAGE }];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'out/', 'dist/', 'release/', 'test-results/', 'coverage/', 'src-main/regions/data/', '**/*.d.ts'] },
@@ -29,7 +32,7 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-imports': ['error', { paths: [ELECTRON_RULE, ...DRIVER_RULES] }],
+      'no-restricted-imports': ['error', { paths: [ELECTRON_RULE, ...DRIVER_RULES], patterns: DRIVER_PATTERNS }],
     },
   },
   {
@@ -40,7 +43,7 @@ export default tseslint.config(
   {
     // The desktop shell is the only place electron may be imported.
     files: ['src-main/desktop/**', 'electron.vite.config.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: DRIVER_RULES }] },
+    rules: { 'no-restricted-imports': ['error', { paths: DRIVER_RULES, patterns: DRIVER_PATTERNS }] },
   },
   {
     // Tests, benchmarks and scripts may reach the drivers (fault injection, reference servers, temp servers).
