@@ -14,7 +14,7 @@ import { databasePath, ensureDataDir, runningServiceInfo } from '../../store/dat
 import { checkDatabaseUrl, openStore, type StoreConfig } from '../../store/open-store';
 import type { Store } from '../../store/store';
 import fs from 'node:fs';
-import { fileMasterKeyStore, MASTER_KEY_FILE, syncFolder, type MasterKeyStore } from '../../crypto/secret-box';
+import { fileMasterKeyStore, MASTER_KEY_FILE, writeNewKeyFile, type MasterKeyStore } from '../../crypto/secret-box';
 import { defineCommand, requiredOption, UsageError, withService, type CommandArgs, type CommandDef, type CommandIo } from '../command';
 
 /** A store named on the command line: a postgres:// URL, or a data dir (its SQLite file). */
@@ -61,14 +61,7 @@ function installMasterKey(dataDir: string, key: Buffer): void {
     }
     return;
   }
-  const fd = fs.openSync(file, 'wx', 0o600);
-  try {
-    fs.writeFileSync(fd, key.toString('base64') + '\n');
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  syncFolder(dataDir);
+  if (!writeNewKeyFile(file, key)) installMasterKey(dataDir, key); // written meanwhile: check it as above
 }
 
 interface CopyResult extends CopyReport {
