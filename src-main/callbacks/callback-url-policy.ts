@@ -145,6 +145,25 @@ export function callbackUrlProblem(text: string, policy: CallbackUrlPolicy): str
   return callbackAddressProblem(url.hostname, urlPort(url), policy);
 }
 
+/**
+ * A callback URL as it is shown (merchant views, callback deliveries): a user
+ * name or password masked as `***`. New ones are refused above, but a URL
+ * stored before that rule may still hold them (it is never delivered to:
+ * every attempt checks the rule).
+ */
+export function shownCallbackUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return text;
+  }
+  if (url.username === '' && url.password === '') return text;
+  url.username = '***';
+  url.password = '';
+  return url.href;
+}
+
 export function urlPort(url: URL): number {
   return url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
 }

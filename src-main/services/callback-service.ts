@@ -10,6 +10,7 @@ import { newNonce } from '../../src-shared/client/merchant-client';
 import { AppError, ErrorCode } from '../../src-shared/errors';
 import { formatFen } from '../../src-shared/money';
 import type { CallbackDeliveryView } from '../../src-shared/schemas/money';
+import { shownCallbackUrl } from '../callbacks/callback-url-policy';
 import type { CallbackDeliveryRow, CallbackRepository, CallbackTrigger } from '../repositories/callback-repository';
 import type { MerchantRepository, MerchantRow } from '../repositories/merchant-repository';
 import type { OrderRepository, OrderRow } from '../repositories/order-repository';
@@ -97,7 +98,7 @@ export function createCallbackService(deps: CallbackServiceDeps) {
       order_status: d.order_status,
       state: d.state,
       trigger: d.trigger,
-      url: attempts.at(-1)?.url ?? merchant.callback_url ?? '',
+      url: shownCallbackUrl(attempts.at(-1)?.url ?? merchant.callback_url ?? ''),
       attempts: d.attempts,
       next_attempt_at: d.next_attempt_at,
       createtime: d.createtime,

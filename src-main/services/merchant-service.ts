@@ -4,7 +4,7 @@ import { DEFAULT_SIGN_TYPE } from '../../src-shared/signing';
 import type { MerchantCreateInput, MerchantUpdateInput, MerchantView, MerchantWithSecretView } from '../../src-shared/schemas/operator';
 import type { SecretBox } from '../crypto/secret-box';
 import type { MerchantRepository, MerchantRow } from '../repositories/merchant-repository';
-import { callbackUrlProblem, type CallbackUrlPolicy } from '../callbacks/callback-url-policy';
+import { callbackUrlProblem, shownCallbackUrl, type CallbackUrlPolicy } from '../callbacks/callback-url-policy';
 import type { ReadTx, WriteTx } from '../store/store';
 import type { Clock } from './context';
 
@@ -23,7 +23,7 @@ export function toMerchantView(row: MerchantRow): MerchantView {
     name: row.name,
     api_key: row.api_key,
     sign_type: row.sign_type,
-    callback_url: row.callback_url,
+    callback_url: row.callback_url === null ? null : shownCallbackUrl(row.callback_url),
     enabled: row.enabled === 1,
     createtime: row.createtime,
     updatetime: row.updatetime,

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { computeSignature } from '../../../src-shared/client/sign';
 import { parseJsonLossless, type JsonObject } from '../../../src-shared/json/lossless-json';
 import { cli } from '../../support/cli-harness';
+import { newBuy } from '../../support/money';
+import { read, seedMerchant, testService, write } from '../../support/service-harness';
 import { tempDir } from '../../support/temp-dir';
 
 describe('admin CLI', () => {
@@ -107,6 +109,33 @@ describe('admin CLI', () => {
     expect((await run('merchant', 'update', '1', '--callback-url', 'http://192.168.0.9/cb')).stderr).toContain('192.168.0.9 is a private address');
     const both = await run('callback', 'policy', '--allow-private', '--refuse-private');
     expect([both.code, both.stderr]).toEqual([2, expect.stringContaining('--allow-private and --refuse-private exclude each other')]);
+  });
+
+  it('a callback URL with a password stored before the rule is never printed back: merchant list, update, order show', async () => {
+    const dir = tempDir();
+    const service = await testService({ dataDir: dir });
+    const m = await seedMerchant(service);
+    const order = await newBuy(service, m);
+    // As an older version stored it; the rule now refuses it at input.
+    await write(service, (tx) => tx.run('UPDATE merchants SET callback_url = ? WHERE id = ?', ['https://hook:s3cr3t-pw@shop.example/cb', m.id]));
+    await write(service, (tx) => service.services.sandbox.simulate(tx, order.order_no, 'pay')); // a callback delivery to it
+    const run = (...argv: string[]) => cli([...argv, '--data-dir', dir]);
+
+    const outputs = [
+      await run('merchant', 'list'),
+      await run('merchant', 'list', '--json'),
+      await run('merchant', 'update', String(m.id), '--name', 'Renamed', '--json'),
+      await run('order', 'show', order.order_no, '--json'),
+    ];
+    for (const r of outputs) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).not.toContain('s3cr3t');
+    }
+    expect(outputs[1]!.json()).toEqual([expect.objectContaining({ callback_url: 'https://***@shop.example/cb' })]);
+    expect(outputs[2]!.json()).toMatchObject({ name: 'Renamed', callback_url: 'https://***@shop.example/cb' });
+    expect((outputs[3]!.json() as { callbacks: { url: string }[] }).callbacks.map((c) => c.url)).toEqual(['https://***@shop.example/cb']);
+    // Masked when shown only: the stored URL is as it was (and refused at every delivery attempt).
+    expect(await read(service, (tx) => tx.get('SELECT callback_url FROM merchants WHERE id = ?', [m.id]))).toEqual({ callback_url: 'https://hook:s3cr3t-pw@shop.example/cb' });
   });
 
   it('rotates a secret: the new one is shown once and the old one stops verifying', async () => {
