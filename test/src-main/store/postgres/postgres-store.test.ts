@@ -4,6 +4,7 @@
  * database is newer), clear errors for bad configuration, and how SQL is
  * handed to the server.
  */
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTempPostgres, type TempPostgres } from '../../../../scripts/temp-postgres';
@@ -11,6 +12,8 @@ import { LATEST_SCHEMA_VERSION, MIGRATIONS, SchemaTooNewError } from '../../../.
 import { toPgStatement } from '../../../../src-main/store/postgres/placeholders';
 import { describePostgresUrl, openPostgresStore, requireServerVersion } from '../../../../src-main/store/postgres/postgres-store';
 import type { ReadTx } from '../../../../src-main/store/store';
+import { serveFailure } from '../../../support/serve-child';
+import { tempDir } from '../../../support/temp-dir';
 import { freshPostgresDatabase } from '../../../support/test-engine';
 
 async function schemaOf(url: string): Promise<string[]> {
@@ -127,6 +130,16 @@ describe('PostgreSQL store: bad configuration is named before anything starts', 
     expect(String(err)).toMatch(/refused the credentials of user mc_app \(28P01\)/);
     expect(String(err)).not.toContain('wrong-password');
   });
+
+  it('serve with a wrong password: exit 1 before it listens, naming the user and not the password', async () => {
+    const refused = await serveFailure(tempDir(), ['--database-url', url('mc_app', 'wrong-password', 'mc_app'), '--master-key-file', path.join(tempDir(), 'k')]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/PostgreSQL at postgres:\/\/mc_app@127\.0\.0\.1:\d+\/mc_app refused the credentials of user mc_app \(28P01\): check the user name and password in the database URL/);
+    expect(refused.stderr).not.toContain('wrong-password');
+    const unknownUser = await serveFailure(tempDir(), ['--database-url', url('nobody', 'x', 'mc_app')]);
+    expect(unknownUser.code).toBe(1);
+    expect(unknownUser.stderr).toMatch(/refused the credentials of user nobody \(28P01\)/);
+  }, 60_000);
 
   it('missing database: names it and says how to create it', async () => {
     const err = await openPostgresStore({ url: url('mc_app', 'right-password', 'no_such_db') }).catch((e: Error) => e);

@@ -2,7 +2,11 @@
  * `serve` and the admin commands on PostgreSQL: selected by --database-url
  * or $MERCHANT_CONSOLE_DATABASE_URL; bad configuration and a master key that
  * does not match the database's are refused with a clear message and a
- * non-zero exit before anything listens.
+ * non-zero exit before anything listens, whichever way the key is given
+ * (--master-key-file, $MERCHANT_CONSOLE_MASTER_KEY_FILE,
+ * $MERCHANT_CONSOLE_MASTER_KEY), also on a store from before the check value
+ * and when instances start together on a fresh database. Wrong credentials:
+ * postgres-store.test.ts (a server with password authentication).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,13 +18,46 @@ import { cli } from '../../../support/cli-harness';
 import { serveFailure, startServeChild } from '../../../support/serve-child';
 import { tempDir } from '../../../support/temp-dir';
 import { freshPostgresDatabase, postgresAdminUrl } from '../../../support/test-engine';
+import { MasterKeyMismatchError, verifyMasterKey } from '../../../../src-main/crypto/key-check';
+import { createSecretBox } from '../../../../src-main/crypto/secret-box';
+import { createRepositories } from '../../../../src-main/services/context';
+import { openStore } from '../../../../src-main/store/open-store';
+import type { Store } from '../../../../src-main/store/store';
 import pg from 'pg';
 
-function keyFile(): string {
+function keyFile(text = randomBytes(32).toString('base64')): string {
   const file = path.join(tempDir(), 'team.key');
-  fs.writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600 });
+  fs.writeFileSync(file, text + '\n', { mode: 0o600 });
   return file;
 }
+
+const MISMATCH = /^the master key does not match the one the secrets in postgres:\/\/postgres@127\.0\.0\.1:\d+\/\S+ were sealed with: give every instance the same key \(--master-key-file, or MERCHANT_CONSOLE_MASTER_KEY; docs\/deployment\.md\)$/;
+
+/** `serve --json` with this environment, expected to exit before it listens; its error is the document on stderr. */
+async function serveRefused(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; error: string }> {
+  const err = await startServeChild(tempDir(), { args, env }).then(
+    async (child) => {
+      await child.stop('SIGKILL');
+      return new Error('serve started although it should not have');
+    },
+    (e: Error) => e,
+  );
+  const m = /exited with (\S+) before listening\n([\s\S]*)$/.exec(err.message);
+  if (!m) throw err;
+  return { code: m[1] === 'null' ? null : Number(m[1]), error: (JSON.parse(m[2]!.trim()) as { error: string }).error };
+}
+
+async function query<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<R>(text, values)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+const keyChecks = (url: string) => query<{ value: string }>(url, "SELECT value FROM settings WHERE key = 'master_key_check'");
 
 describe('serve on PostgreSQL', () => {
   it('runs on the database the URL names, and the admin commands see the same store', async () => {
@@ -79,4 +116,93 @@ describe('serve on PostgreSQL', () => {
     expect(fromEnv.code).toBe(2);
     expect(fromEnv.stderr).toMatch(/\$MERCHANT_CONSOLE_DATABASE_URL: database URL must look like postgres:\/\//);
   });
+
+  it('takes the key from $MERCHANT_CONSOLE_MASTER_KEY or $MERCHANT_CONSOLE_MASTER_KEY_FILE, and refuses another key from either', async () => {
+    const url = await freshPostgresDatabase();
+    const key = randomBytes(32).toString('base64');
+    const dir = tempDir();
+    const inline = await startServeChild(dir, { args: ['--demo', '--database-url', url], env: { MERCHANT_CONSOLE_MASTER_KEY: key } });
+    await inline.stop();
+    // The key given was used: none was made in the data dir.
+    expect(fs.existsSync(path.join(dir, 'master.key'))).toBe(false);
+    // The same key from a file is the same key.
+    const fromFile = await startServeChild(tempDir(), { args: ['--database-url', url], env: { MERCHANT_CONSOLE_MASTER_KEY_FILE: keyFile(key) } });
+    await fromFile.stop();
+
+    const otherInline = await serveRefused(['--database-url', url], { MERCHANT_CONSOLE_MASTER_KEY: randomBytes(32).toString('base64') });
+    expect(otherInline.code).toBe(1);
+    expect(otherInline.error).toMatch(MISMATCH);
+    const otherFile = await serveRefused(['--database-url', url], { MERCHANT_CONSOLE_MASTER_KEY_FILE: keyFile() });
+    expect(otherFile.code).toBe(1);
+    expect(otherFile.error).toMatch(MISMATCH);
+    const malformed = await serveRefused(['--database-url', url], { MERCHANT_CONSOLE_MASTER_KEY: 'not-a-key' });
+    expect(malformed.code).toBe(2);
+    expect(malformed.error).toBe('$MERCHANT_CONSOLE_MASTER_KEY must be 32 bytes in base64 (44 characters)');
+    expect(await keyChecks(url)).toHaveLength(1);
+  }, 120_000);
+
+  it('a store from before the check value: the key must open its sealed secrets, and the check is written then', async () => {
+    const url = await freshPostgresDatabase();
+    const right = keyFile();
+    const first = await startServeChild(tempDir(), { args: ['--demo', '--database-url', url, '--master-key-file', right] });
+    await first.stop();
+    const [check] = await keyChecks(url);
+    // As a store written before the check existed: secrets sealed, no check value.
+    await query(url, "DELETE FROM settings WHERE key = 'master_key_check'");
+
+    const wrong = await serveRefused(['--database-url', url, '--master-key-file', keyFile()], {});
+    expect(wrong.code).toBe(1);
+    expect(wrong.error).toMatch(MISMATCH);
+    expect(await keyChecks(url)).toEqual([]);
+
+    const again = await startServeChild(tempDir(), { args: ['--database-url', url, '--master-key-file', right] });
+    await again.stop();
+    expect(await keyChecks(url)).toEqual([check]);
+  }, 120_000);
+
+  it('instances starting at once on a fresh database agree on one check value; of several keys only one gets in', async () => {
+    // Two serve processes, one key, an empty database: both migrate-or-wait, both start, one check value.
+    const url = await freshPostgresDatabase({ empty: true });
+    const key = keyFile();
+    const both = await Promise.all([0, 1].map(() => startServeChild(tempDir(), { args: ['--database-url', url, '--master-key-file', key] })));
+    for (const child of both) await child.stop();
+    expect(await keyChecks(url)).toHaveLength(1);
+
+    // Four instances with four keys, each having found no check value yet (held until all four have looked):
+    // the first check value written wins, the other three refuse to start.
+    const raced = await freshPostgresDatabase();
+    const store = await openStore({ kind: 'postgres', url: raced, poolSize: 4 });
+    try {
+      let looked = 0;
+      let allLooked: () => void;
+      const barrier = new Promise<void>((resolve) => (allLooked = resolve));
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 4 }, () => {
+          let first = true;
+          const held: Store = {
+            ...store,
+            read: async (fn) => {
+              const value = await store.read(fn);
+              if (first) {
+                first = false;
+                if (++looked === 4) allLooked();
+                await barrier;
+              }
+              return value;
+            },
+          };
+          return verifyMasterKey(held, createSecretBox(randomBytes(32)), createRepositories());
+        }),
+      );
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason)).toEqual([
+        expect.any(MasterKeyMismatchError),
+        expect.any(MasterKeyMismatchError),
+        expect.any(MasterKeyMismatchError),
+      ]);
+    } finally {
+      await store.close();
+    }
+    expect(await keyChecks(raced)).toHaveLength(1);
+  }, 120_000);
 });
