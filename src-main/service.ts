@@ -122,6 +122,7 @@ async function assemble(store: Store, options: ServiceOptions) {
     publicUrl,
     store,
     orders: repos.orders,
+    merchants: repos.merchants,
     channels: repos.channels,
     orderStats: repos.orderStats,
     callbacks,

@@ -1,11 +1,13 @@
 /**
  * What operators (CLI, console) do and see around orders and balances:
- * order detail with fee breakdown, timeline, ledger and callbacks; balances;
- * adjustments; cancelling. Merchant-facing views stay in order-service.
+ * order detail (the read model of order-report-service) of any merchant's
+ * order; balances; adjustments; cancelling. Merchant-facing views stay in
+ * order-service.
  */
 import { AppError, ErrorCode } from '../../src-shared/errors';
-import { formatFen, parseSignedYuan } from '../../src-shared/money';
-import type { BalanceAdjustInput, BalanceAdjustView, BalanceView, OrderDetailView } from '../../src-shared/schemas/money';
+import { parseSignedYuan } from '../../src-shared/money';
+import type { OrderDetailView } from '../../src-shared/schemas/console';
+import type { BalanceAdjustInput, BalanceAdjustView, BalanceView } from '../../src-shared/schemas/money';
 import type { ChannelRepository } from '../repositories/channel-repository';
 import type { MerchantRepository } from '../repositories/merchant-repository';
 import type { OrderRepository, OrderRow } from '../repositories/order-repository';
@@ -15,7 +17,7 @@ import type { CallbackService } from './callback-service';
 import type { LedgerService } from './ledger-service';
 import { adjustmentIdempotencyKey, requestFingerprint, type IdempotencyService } from './idempotency-service';
 import type { OrderLifecycleService } from './order-lifecycle-service';
-import { payUrlOf } from './order-service';
+import { orderDetailOf } from './order-report-service';
 
 export interface OrderAdminDeps {
   publicUrl: PublicUrl;
@@ -30,7 +32,7 @@ export interface OrderAdminDeps {
 
 /** Every method runs in the caller's unit of work (tx). */
 export function createOrderAdminService(deps: OrderAdminDeps) {
-  const { orders, merchants, channels } = deps;
+  const { orders, merchants } = deps;
 
   async function requireOrder(tx: ReadTx, orderNo: string): Promise<OrderRow> {
     const row = await orders.findByNo(tx, orderNo);
@@ -44,47 +46,9 @@ export function createOrderAdminService(deps: OrderAdminDeps) {
     return m;
   }
 
+  /** Any merchant's order, by its number. */
   async function detail(tx: ReadTx, orderNo: string): Promise<OrderDetailView> {
-    const o = await requireOrder(tx, orderNo);
-    const merchant = (await merchants.findById(tx, o.merchant_id))!;
-    const channel = (await channels.findById(tx, o.channel_id))!;
-    return {
-      id: o.id,
-      order_no: o.order_no,
-      order_type: o.order_type,
-      status: o.status,
-      merchant: { id: merchant.id, name: merchant.name },
-      channel: { id: channel.id, name: channel.name, category: channel.category, driver: channel.driver },
-      pay_method: o.pay_method,
-      cny_amount: formatFen(o.cny_amount),
-      fees: {
-        cny_amount: o.cny_amount,
-        service_rate: o.service_rate,
-        service_amount: o.service_amount,
-        passage_rate: o.passage_rate,
-        passage_amount: o.passage_amount,
-        deposit_rate: o.deposit_rate,
-        deposit_amount: o.deposit_amount,
-        base_rate: o.base_rate,
-        channel_amount: o.channel_amount,
-        merchant_actual_amount: o.merchant_actual_amount,
-      },
-      customer_name: o.customer_name,
-      pay_url: payUrlOf(o, deps.publicUrl()),
-      expires_at: o.expires_at,
-      createtime: o.createtime,
-      updatetime: o.updatetime,
-      timeline: (await deps.lifecycle.timelineOf(tx, o.id)).map((t) => ({
-        from: t.from_status,
-        to: t.to_status,
-        source: t.source,
-        reason: t.reason,
-        time: t.createtime,
-      })),
-      ledger: await deps.ledger.transactionsOfOrder(tx, o.id),
-      scheduled: (await deps.lifecycle.jobsOf(tx, o.id)).map((j) => ({ kind: j.kind, due_at: j.due_at, attempts: j.attempts, last_error: j.last_error })),
-      callbacks: await deps.callbacks.listOfOrder(tx, o),
-    };
+    return orderDetailOf(tx, await requireOrder(tx, orderNo), deps);
   }
 
   return {

@@ -1,7 +1,8 @@
 /**
  * Read models of the console: the orders table with order-number search,
- * the order detail with its fee breakdown, the chunked CSV export and the
- * dashboard figures. Reads only; the rules of orders stay in order-service.
+ * the order detail with its fee breakdown (also the CLI's `order show`), the
+ * chunked CSV export and the dashboard figures. Reads only; the rules of
+ * orders stay in order-service.
  */
 import { beijingDateOfDayIndex, beijingDayIndex, beijingDayIndexStart, beijingDayStart, BEIJING_UTC_OFFSET_TEXT } from '../../src-shared/beijing-time';
 import { AppError, ErrorCode } from '../../src-shared/errors';
@@ -22,6 +23,7 @@ import type {
 } from '../../src-shared/schemas/console';
 import { DASHBOARD_DAYS } from '../../src-shared/schemas/console';
 import type { ChannelRepository, ChannelRow } from '../repositories/channel-repository';
+import type { MerchantRepository } from '../repositories/merchant-repository';
 import { orderNoPlanFor, type OrderListFilter, type OrderRepository, type OrderRow } from '../repositories/order-repository';
 import type { DayBucketRow, OrderStatsRepository } from '../repositories/order-stats-repository';
 import type { ReadTx, Store } from '../store/store';
@@ -65,6 +67,62 @@ export function feeBreakdownOf(row: OrderRow): FeeBreakdown {
     ],
     merchant_actual_amount: row.merchant_actual_amount,
     formula: 'merchant_actual_amount = cny_amount + service_amount + passage_amount + deposit_amount',
+  };
+}
+
+/** What an order's detail is read from besides the order itself. */
+export interface OrderDetailDeps {
+  publicUrl: PublicUrl;
+  merchants: MerchantRepository;
+  channels: ChannelRepository;
+  lifecycle: OrderLifecycleService;
+  ledger: LedgerService;
+  callbacks: CallbackService;
+}
+
+/** The one read model of an order (console getOrder/cancelOrder/simulateOrderOutcome, CLI order show/cancel). */
+export async function orderDetailOf(tx: ReadTx, row: OrderRow, deps: OrderDetailDeps): Promise<OrderDetailView> {
+  const merchant = (await deps.merchants.findById(tx, row.merchant_id))!;
+  const channel = (await deps.channels.findById(tx, row.channel_id))!;
+  return {
+    order_id: String(row.id),
+    order_no: row.order_no,
+    order_type: row.order_type,
+    status: row.status,
+    merchant: { id: merchant.id, name: merchant.name },
+    cny_amount: formatFen(row.cny_amount),
+    merchant_amount: formatFen(row.cny_amount),
+    merchant_actual_amount: row.merchant_actual_amount,
+    service_rate: row.service_rate,
+    service_amount: row.service_amount,
+    passage_rate: row.passage_rate,
+    passage_amount: row.passage_amount,
+    deposit_rate: row.deposit_rate,
+    deposit_amount: row.deposit_amount,
+    base_rate: row.base_rate,
+    channel_amount: row.channel_amount,
+    payment_method: row.pay_method,
+    paychannel_id: row.channel_id,
+    channel: { id: channel.id, name: channel.name, category: channel.category, category_text: categoryText(channel.category), driver: channel.driver },
+    payment_method_id: row.payment_method_id,
+    payment_method_snapshot: row.payment_method_snapshot ? (JSON.parse(row.payment_method_snapshot) as PaymentMethodSnapshot) : null,
+    customer_payment_method: row.customer_payment_method ? (JSON.parse(row.customer_payment_method) as CustomerPaymentMethod) : null,
+    customer_name: row.customer_name,
+    pay_url: payUrlOf(row, deps.publicUrl()),
+    expires_at: row.expires_at,
+    createtime: row.createtime,
+    updatetime: row.updatetime,
+    fees: feeBreakdownOf(row),
+    timeline: (await deps.lifecycle.timelineOf(tx, row.id)).map((t) => ({
+      from: t.from_status,
+      to: t.to_status,
+      source: t.source,
+      reason: t.reason,
+      time: t.createtime,
+    })),
+    ledger: await deps.ledger.transactionsOfOrder(tx, row.id),
+    scheduled: (await deps.lifecycle.jobsOf(tx, row.id)).map((j) => ({ kind: j.kind, due_at: j.due_at, attempts: j.attempts, last_error: j.last_error })),
+    callbacks: await deps.callbacks.listOfOrder(tx, row),
   };
 }
 
@@ -114,17 +172,12 @@ function decodeCursor(text: string): ExportCursor {
   return c as ExportCursor;
 }
 
-export interface OrderReportDeps {
+export interface OrderReportDeps extends OrderDetailDeps {
   clock: Clock;
-  publicUrl: PublicUrl;
   /** The dashboard reads one day per unit of work (see dashboard()). */
   store: Pick<Store, 'read'>;
   orders: OrderRepository;
-  channels: ChannelRepository;
   orderStats: OrderStatsRepository;
-  callbacks: CallbackService;
-  ledger: LedgerService;
-  lifecycle: OrderLifecycleService;
 }
 
 /** Reads only; every method but dashboard() runs in the caller's unit of work (tx). */
@@ -184,49 +237,11 @@ export function createOrderReportService(deps: OrderReportDeps) {
       return { list: rows.map((r) => summaryOf(r, channelOf)), total, page: q.page, limit: q.limit };
     },
 
-    /** Another merchant's order answers exactly like a missing one. */
+    /** The order detail of one of the merchant's orders; another merchant's answers exactly like a missing one. */
     async detail(tx: ReadTx, merchantId: number, orderNo: string): Promise<OrderDetailView> {
       const row = await orders.findForMerchant(tx, merchantId, orderNo);
       if (!row) throw new AppError(ErrorCode.NOT_FOUND, `order_no: order ${orderNo} not found`);
-      const channel = (await channels.findById(tx, row.channel_id))!;
-      return {
-        order_id: String(row.id),
-        order_no: row.order_no,
-        order_type: row.order_type,
-        status: row.status,
-        cny_amount: formatFen(row.cny_amount),
-        merchant_amount: formatFen(row.cny_amount),
-        merchant_actual_amount: row.merchant_actual_amount,
-        service_rate: row.service_rate,
-        service_amount: row.service_amount,
-        passage_rate: row.passage_rate,
-        passage_amount: row.passage_amount,
-        deposit_rate: row.deposit_rate,
-        deposit_amount: row.deposit_amount,
-        base_rate: row.base_rate,
-        channel_amount: row.channel_amount,
-        payment_method: row.pay_method,
-        paychannel_id: row.channel_id,
-        channel: { id: channel.id, name: channel.name, category: channel.category, category_text: categoryText(channel.category) },
-        payment_method_id: row.payment_method_id,
-        payment_method_snapshot: row.payment_method_snapshot ? (JSON.parse(row.payment_method_snapshot) as PaymentMethodSnapshot) : null,
-        customer_payment_method: row.customer_payment_method ? (JSON.parse(row.customer_payment_method) as CustomerPaymentMethod) : null,
-        customer_name: row.customer_name,
-        pay_url: payUrlOf(row, deps.publicUrl()),
-        expires_at: row.expires_at,
-        createtime: row.createtime,
-        updatetime: row.updatetime,
-        fees: feeBreakdownOf(row),
-        timeline: (await deps.lifecycle.timelineOf(tx, row.id)).map((t) => ({
-          from: t.from_status,
-          to: t.to_status,
-          source: t.source,
-          reason: t.reason,
-          time: t.createtime,
-        })),
-        ledger: await deps.ledger.transactionsOfOrder(tx, row.id),
-        callbacks: await deps.callbacks.listOfOrder(tx, row),
-      };
+      return orderDetailOf(tx, row, deps);
     },
 
     /**

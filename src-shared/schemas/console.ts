@@ -1,16 +1,18 @@
 /**
- * Requests and views that only the console uses (the merchant HTTP API keeps
- * the spec's shapes in merchant-api.ts). Amount conventions are the API's:
+ * Requests and views of the console (the merchant HTTP API keeps the spec's
+ * shapes in merchant-api.ts); its order detail is also what the CLI's
+ * `order show` prints. Amount conventions are the API's:
  * integer fields are fen, `*_amount` strings named like the spec's
  * (`cny_amount`, `merchant_amount`, channel limits) are yuan with two decimals.
  */
 import { z } from 'zod';
 import { BEIJING_UTC_OFFSET_TEXT } from '../beijing-time';
+import { CHANNEL_DRIVERS } from '../constants';
 import { categoryField, orderStatusField, orderTypeField, payMethodField, positiveId, unixSeconds } from './fields';
 import { customerPaymentMethod, orderView, paymentMethodSnapshot, payChannelView } from './merchant-api';
 import { feeSettingsView } from './operator';
 import { regionTree } from './region-api';
-import { balanceView, callbackDeliveryView, ledgerTransactionView, transitionView } from './money';
+import { balanceView, callbackDeliveryView, ledgerTransactionView, scheduledWorkView, transitionView } from './money';
 
 // ---------------------------------------------------------------- order filters
 
@@ -76,6 +78,7 @@ export const feeBreakdownItem = z.object({
   amount: z.int(),
   effect: z.enum(['deducted', 'added', 'informational']),
 });
+export type FeeBreakdownItem = z.infer<typeof feeBreakdownItem>;
 
 export const feeBreakdown = z.object({
   /** cny_amount in fen. */
@@ -95,15 +98,17 @@ export const orderChannelRef = z.object({
 });
 
 /**
- * Everything about one order: every field of the spec's Order, Buy order and
- * Sell order resources (null where the type has none), the channel, and the
- * fee breakdown.
+ * Everything about one order, the one read model of it (console getOrder,
+ * CLI `order show`): every field of the spec's Order, Buy order and Sell
+ * order resources (null where the type has none), its merchant and channel,
+ * the fee breakdown, and what happened and will happen to it.
  */
 export const orderDetailView = z.object({
   order_id: z.string(),
   order_no: z.string(),
   order_type: orderTypeField,
   status: orderStatusField,
+  merchant: z.object({ id: z.int(), name: z.string() }),
   cny_amount: z.string(),
   merchant_amount: z.string(),
   merchant_actual_amount: z.int(),
@@ -118,7 +123,7 @@ export const orderDetailView = z.object({
   /** The pay method (the spec's buy-order `payment_method`). */
   payment_method: payMethodField,
   paychannel_id: z.int(),
-  channel: orderChannelRef,
+  channel: orderChannelRef.extend({ driver: z.enum(CHANNEL_DRIVERS) }),
   payment_method_id: z.int().nullable(),
   payment_method_snapshot: paymentMethodSnapshot.nullable(),
   customer_payment_method: customerPaymentMethod.nullable(),
@@ -134,6 +139,8 @@ export const orderDetailView = z.object({
   timeline: z.array(transitionView),
   /** The ledger transactions this order caused, oldest first. */
   ledger: z.array(ledgerTransactionView),
+  /** Work the service will do on this order, with when (expiry: expires_at). */
+  scheduled: z.array(scheduledWorkView),
   /** Merchant callback deliveries, oldest first, each with its attempt log. */
   callbacks: z.array(callbackDeliveryView),
 });

@@ -1,12 +1,13 @@
 /**
- * Operator views and inputs of the money side: balances, ledger, order
- * detail with fee breakdown, transition timeline and callback deliveries.
- * Amounts are integer fen unless the name says yuan.
+ * Operator views and inputs of the money side: balances, ledger, and the
+ * parts of the order detail (schemas/console.ts) about money and events:
+ * transition timeline, ledger transactions, scheduled work and callback
+ * deliveries. Amounts are integer fen unless the name says yuan.
  */
 import { z } from 'zod';
-import { CHANNEL_CATEGORIES, CHANNEL_DRIVERS, ORDER_STATUSES, PAY_METHODS } from '../constants';
+import { ORDER_STATUSES } from '../constants';
 import { TRANSITION_SOURCES } from '../order-state-machine';
-import { orderTypeField, positiveId } from './fields';
+import { positiveId } from './fields';
 
 export const balanceView = z.object({
   available: z.int(),
@@ -60,6 +61,16 @@ export const transitionView = z.object({
 });
 export type TransitionView = z.infer<typeof transitionView>;
 
+/** Work the service will do on an order (expiry is expires_at), with when and how its tries went. */
+export const scheduledWorkView = z.object({
+  /** 'start_payout', 'settle' or 'complete_payout'. */
+  kind: z.string(),
+  due_at: z.int(),
+  /** Failed tries so far. */
+  attempts: z.int(),
+  last_error: z.string().nullable(),
+});
+
 export const callbackAttemptView = z.object({
   attempt: z.int(),
   time: z.int(),
@@ -91,39 +102,3 @@ export const callbackDeliveryView = z.object({
   attempt_log: z.array(callbackAttemptView),
 });
 export type CallbackDeliveryView = z.infer<typeof callbackDeliveryView>;
-
-/** Everything an operator sees about one order. */
-export const orderDetailView = z.object({
-  id: z.int(),
-  order_no: z.string(),
-  order_type: orderTypeField,
-  status: z.enum(ORDER_STATUSES),
-  merchant: z.object({ id: z.int(), name: z.string() }),
-  channel: z.object({ id: z.int(), name: z.string(), category: z.enum(CHANNEL_CATEGORIES), driver: z.enum(CHANNEL_DRIVERS) }),
-  pay_method: z.enum(PAY_METHODS),
-  cny_amount: z.string(),
-  fees: z.object({
-    cny_amount: z.int(),
-    service_rate: z.string(),
-    service_amount: z.int(),
-    passage_rate: z.string(),
-    passage_amount: z.int(),
-    deposit_rate: z.int(),
-    deposit_amount: z.int(),
-    base_rate: z.int(),
-    channel_amount: z.int(),
-    merchant_actual_amount: z.int(),
-  }),
-  customer_name: z.string().nullable(),
-  /** Buy orders: where the payer pays. */
-  pay_url: z.string().nullable(),
-  expires_at: z.int().nullable(),
-  createtime: z.int(),
-  updatetime: z.int(),
-  timeline: z.array(transitionView),
-  ledger: z.array(ledgerTransactionView),
-  /** Work the service will do on this order, with when. */
-  scheduled: z.array(z.object({ kind: z.string(), due_at: z.int(), attempts: z.int(), last_error: z.string().nullable() })),
-  callbacks: z.array(callbackDeliveryView),
-});
-export type OrderDetailView = z.infer<typeof orderDetailView>;

@@ -1,7 +1,8 @@
 /** Balances, adjustments and order inspection (issue 3). */
 import { formatFen } from '../../../src-shared/money';
 import { statusLabel } from '../../../src-shared/order-state-machine';
-import { balanceAdjustInput, type BalanceAdjustView, type BalanceView, type OrderDetailView } from '../../../src-shared/schemas/money';
+import type { FeeBreakdownItem, OrderDetailView } from '../../../src-shared/schemas/console';
+import { balanceAdjustInput, type BalanceAdjustView, type BalanceView } from '../../../src-shared/schemas/money';
 import { parseOrThrow } from '../../../src-shared/validation/parse';
 import { defineCommand, idArgument, requiredOption, UsageError, withService, type CommandDef } from '../command';
 
@@ -18,14 +19,20 @@ function orderNoArgument(value: string | undefined): string {
   return value;
 }
 
+const FEE_NAMES: Record<FeeBreakdownItem['item'], string> = { service: 'service', passage: 'passage', deposit: 'deposit', channel: 'channel commission' };
+
+function feeText(f: FeeBreakdownItem): string {
+  const rate = f.rate_unit === 'basis_points' ? `${f.rate} bp` : f.rate;
+  return `${FEE_NAMES[f.item]} ${formatFen(f.amount)} (${rate}${f.effect === 'informational' ? ', not charged' : ''})`;
+}
+
+/** The order detail (the console's read model of an order) as text. */
 export function orderDetailText(d: OrderDetailView): string {
-  const f = d.fees;
   const lines = [
     `order ${d.order_no} (${d.order_type === 1 ? 'buy' : 'sell'}): ${d.status} — ${statusLabel(d.order_type, d.status)}`,
-    `  merchant ${d.merchant.id} ${d.merchant.name}; channel ${d.channel.id} ${d.channel.name} (${d.channel.category}, ${d.channel.driver}); ${d.pay_method}`,
-    `  amount ${d.cny_amount}; service ${formatFen(f.service_amount)} (${f.service_rate}); passage ${formatFen(f.passage_amount)} (${f.passage_rate}); ` +
-      `deposit ${formatFen(f.deposit_amount)} (${f.deposit_rate} bp); channel commission ${formatFen(f.channel_amount)} (${f.base_rate} bp); ` +
-      `merchant actual ${formatFen(f.merchant_actual_amount)}`,
+    `  merchant ${d.merchant.id} ${d.merchant.name}; channel ${d.channel.id} ${d.channel.name} (${d.channel.category}, ${d.channel.driver}); ${d.payment_method}`,
+    `  amount ${d.cny_amount}; ${d.fees.items.map(feeText).join('; ')}; merchant actual ${formatFen(d.fees.merchant_actual_amount)}`,
+    `    ${d.fees.formula}`,
     `  created ${time(d.createtime)}, updated ${time(d.updatetime)}${d.expires_at ? `, expires ${time(d.expires_at)}` : ''}`,
   ];
   if (d.pay_url) lines.push(`  pay_url ${d.pay_url}`);

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { joinNegativeValues } from '../../../src-main/cli/command';
 import { createMerchantClient } from '../../../src-shared/client/merchant-client';
-import { seedMerchant, testService } from '../../support/service-harness';
-import { newBuy } from '../../support/money';
+import { read, seedMerchant, testService, write } from '../../support/service-harness';
+import { newBuy, newSell } from '../../support/money';
+import { consoleApiContract } from '../../../src-shared/console-api/contract';
+import type { OrderDetailView } from '../../../src-shared/schemas/console';
 import { tempDir } from '../../support/temp-dir';
 import { cli as runCli, exitOf, firstLine, spawnCli } from '../../support/cli-harness';
 import { acquireDataDirLock } from '../../../src-main/store/data-dir';
@@ -50,18 +52,26 @@ describe('balance and order commands', () => {
   });
 
   it('order show prints the fee breakdown, timeline and ledger; order cancel records the operator', async () => {
-    const { dataDir, buy } = await seeded();
+    const { dataDir, m, buy } = await seeded();
     const shown = await cli(dataDir, 'order', 'show', buy.order_no, '--json');
     expect(shown.code).toBe(0);
     expect(shown.json()).toMatchObject({
       order_no: buy.order_no,
       order_type: 1,
       status: 'pending',
+      merchant: { id: m.id, name: 'Test Merchant' },
+      channel: { id: m.channels.beta, category: 'beta', driver: 'sandbox' },
       cny_amount: '100.50',
-      fees: { cny_amount: 10_050, service_amount: 60, deposit_amount: 50, merchant_actual_amount: 9_940 },
+      service_amount: 60,
+      deposit_amount: 50,
+      merchant_actual_amount: 9_940,
+      fees: { amount: 10_050, merchant_actual_amount: 9_940 },
       pay_url: expect.stringMatching(/\/pay\/[A-Za-z0-9_-]{32}$/),
       timeline: [],
     });
+    const text = (await cli(dataDir, 'order', 'show', buy.order_no)).out;
+    expect(text).toContain('  amount 100.50; service 0.60 (0.006); deposit 0.50 (50 bp); merchant actual 99.40\n');
+    expect(text).toContain('    merchant_actual_amount = cny_amount - service_amount - deposit_amount\n');
     const cancelled = await cli(dataDir, 'order', 'cancel', buy.order_no, '--reason', 'customer asked', '--json');
     expect(cancelled.json()).toMatchObject({ status: 'cancelled', timeline: [{ from: 'pending', to: 'cancelled', source: 'operator', reason: 'customer asked' }] });
     const again = await cli(dataDir, 'order', 'cancel', buy.order_no, '--reason', 'twice');
@@ -70,6 +80,25 @@ describe('balance and order commands', () => {
     const human = await cli(dataDir, 'order', 'show', buy.order_no);
     expect(human.out).toContain('pending → cancelled  [operator] customer asked');
     expect((await cli(dataDir, 'order', 'show', 'B0000', '--json')).err).toContain('order B0000 not found');
+  });
+
+  it("order show --json is the console's order detail: one read model, the getOrder answer of the contract", async () => {
+    const dataDir = tempDir();
+    const service = await testService({ dataDir });
+    const m = await seedMerchant(service, 'Shop', { balance: 1_000_000 });
+    const buy = await newBuy(service, m);
+    await write(service, (tx) => service.services.sandbox.simulate(tx, buy.order_no, 'pay')); // a timeline, a ledger transaction, scheduled settlement
+    const sell = await newSell(service, m);
+    for (const order of [buy, sell]) {
+      const shown = await cli(dataDir, 'order', 'show', order.order_no, '--json');
+      expect(shown.code, shown.err).toBe(0);
+      const consoleAnswer = consoleApiContract.getOrder.response.parse(
+        JSON.parse(JSON.stringify(await read(service, (tx) => service.services.orderReports.detail(tx, m.id, order.order_no)))),
+      );
+      expect(shown.json()).toEqual(consoleAnswer);
+    }
+    const paid = (await cli(dataDir, 'order', 'show', buy.order_no, '--json')).json<OrderDetailView>();
+    expect([paid.status, paid.timeline.length, paid.ledger.length, paid.scheduled.map((s) => s.kind)]).toEqual(['paid', 1, 1, ['settle']]);
   });
 
   it('order show gives the pay_url stored with the order; one stored before pay URLs were (schema < 8): where the pay page is served', async () => {

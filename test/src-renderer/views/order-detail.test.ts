@@ -16,6 +16,7 @@ function detail(overrides: Partial<Detail> = {}): Detail {
     order_no: NO,
     order_type: 1,
     status: 'paid',
+    merchant: { id: 1, name: 'Test Merchant' },
     cny_amount: '123.45',
     merchant_amount: '123.45',
     merchant_actual_amount: 12209,
@@ -29,7 +30,7 @@ function detail(overrides: Partial<Detail> = {}): Detail {
     channel_amount: 0,
     payment_method: 'alipay',
     paychannel_id: 2,
-    channel: { id: 2, name: 'Sandbox beta', category: 'beta', category_text: 'Beta' },
+    channel: { id: 2, name: 'Sandbox beta', category: 'beta', category_text: 'Beta', driver: 'sandbox' },
     payment_method_id: null,
     payment_method_snapshot: null,
     customer_payment_method: null,
@@ -49,6 +50,7 @@ function detail(overrides: Partial<Detail> = {}): Detail {
     },
     timeline: [{ from: 'pending', to: 'paid', source: 'channel', reason: 'sandbox: paid on the checkout page', time: 1767225660 }],
     ledger: [],
+    scheduled: [],
     callbacks: [
       {
         id: 9,
