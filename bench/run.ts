@@ -1,22 +1,30 @@
 /**
- * npm run bench: load tests against a real `merchant-console serve` child
- * process on 127.0.0.1 with a database of 1,000,000 orders, plus the bare
- * Fastify reference (bench/reference-server.ts) in the same run. Method and
- * figures: docs/benchmarks.md. Results: bench/results/ (gitignored).
+ * npm run bench: load tests against real `merchant-console serve` child
+ * processes on 127.0.0.1 with a database of 1,000,000 orders, next to the
+ * limit reference of the same engine (bench/limit-reference.ts) measured in
+ * the same run, alternated with the service (A B A B…) so drift shows.
+ * Method and figures: docs/benchmarks.md. Results: bench/results/
+ * (gitignored).
  *
- *   npm run bench -- [--duration 10] [--connections 50] [--only name,name] [--quick]
+ *   npm run bench -- [--engine sqlite|postgres] [--rounds 3] [--duration 10] [--warmup 2]
+ *                    [--connections 50] [--only name,name] [--quick]
  *                    [--orders 1000000] [--merchants 20] [--days 90] [--seed 1]
- *                    [--data-root .data/bench] [--profile DIR]
+ *                    [--data-root .data/bench] [--profile DIR] [--serve-from DIR]
+ *                    [--open-loop-rate 1000] [--open-loop-duration 10]
+ *                    [--reference-commit wal-sync|full] [--pg-pool 10]
  *
- * The seeded database is built once per (orders, merchants, days, seed) as
- * a template and copied for every run. serve runs from the prebuilt bundle
- * (npm run build:cli, done here first) with rate limits explicitly off
- * (--rate-limit-key off --rate-limit-address off): the load comes from one
- * address and a few api_keys far above any sane production limit.
+ * The seeded database is built once per (orders, merchants, days, seed) as a
+ * template (and, for PostgreSQL, once more as a seeded cluster) and copied
+ * for every run. serve runs from the prebuilt bundle with rate limits
+ * explicitly off (--rate-limit-key off --rate-limit-address off): the load
+ * comes from one address and a few api_keys far above any sane production
+ * limit.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { computeSignature } from '../src-shared/client/sign';
 import { databasePath } from '../src-main/store/data-dir';
@@ -24,13 +32,20 @@ import { openSqliteStore } from '../src-main/store/sqlite/sqlite-store';
 import { MASTER_KEY_FILE } from '../src-main/crypto/secret-box';
 import { buildCliBundle } from '../scripts/build-cli';
 import { loadAverage, rssOf, sampleRss, startListeningChild, type RunningChild } from './lib/processes';
-import { runLoad, type LoadResult, type LoadSpec } from './lib/load';
+import { runLoad, runLoadSplit, type LoadResult, type LoadSpec } from './lib/load';
+import { measureGeneratorFloor, runOpenLoop, type OpenLoopResult } from './lib/open-loop';
+import { profileMarkdown, summariseProfile } from './lib/cpu-profile';
+import { checkoutAt, otherCheckout, type Checkout } from './lib/checkout';
+import { preparePostgresTemplate, startPostgresCopy, type BenchPostgres } from './lib/postgres-data';
 import { MANIFEST_FILE, readManifest, seedBenchDatabase, type SeedManifest, type SeededMerchantCredentials } from './seed-orders';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PROBE = pathToFileURL(path.join(root, 'bench', 'lib', 'loop-probe.mjs')).href;
 
 const { values: opts } = parseArgs({
   options: {
+    engine: { type: 'string', default: 'sqlite' },
+    rounds: { type: 'string', default: '3' },
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '50' },
@@ -42,20 +57,37 @@ const { values: opts } = parseArgs({
     quick: { type: 'boolean', default: false },
     'data-root': { type: 'string' },
     'base-path': { type: 'string', default: '/addons/paychannel' },
-    /** Write a V8 CPU profile of every serve child into this dir. */
+    /** Write a V8 CPU profile of every serve child into this dir, and print its top self-time functions. */
     profile: { type: 'string' },
+    /** Also measure `serve` of other checkouts (e.g. git worktrees of older commits) in the same rounds; repeatable. */
+    'serve-from': { type: 'string', multiple: true },
+    'open-loop-rate': { type: 'string', default: '1000' },
+    'open-loop-duration': { type: 'string', default: '10' },
+    /** How the SQLite limit reference commits: WAL fdatasync off the event loop, or synchronous=FULL on it. */
+    'reference-commit': { type: 'string', default: 'wal-sync' },
+    /** Pool size of the PostgreSQL limit reference (the service's pool holds 10). */
+    'pg-pool': { type: 'string', default: '10' },
   },
 });
 if (opts.quick) {
   opts.duration = '2';
   opts.warmup = '1';
   opts.orders = '20000';
+  opts.rounds = '1';
+  opts['open-loop-duration'] = '2';
 }
+const engine = opts.engine as 'sqlite' | 'postgres';
+if (engine !== 'sqlite' && engine !== 'postgres') throw new Error('--engine must be sqlite or postgres');
+if (engine === 'postgres' && opts['serve-from']?.length) throw new Error('--serve-from compares SQLite runs (the commit before the store API has no PostgreSQL)');
+const rounds = Number(opts.rounds);
 const duration = Number(opts.duration);
 const warmup = Number(opts.warmup);
 const connections = Number(opts.connections);
+const openLoopRate = Number(opts['open-loop-rate']);
+const openLoopDuration = Number(opts['open-loop-duration']);
 const basePath = opts['base-path']!;
 const dataRoot = path.resolve(opts['data-root'] ?? path.join(root, '.data', 'bench'));
+const seedKey = `o${opts.orders}-m${opts.merchants}-d${opts.days}-s${opts.seed}`;
 const DAY = 86_400;
 
 function log(line: string): void {
@@ -64,16 +96,16 @@ function log(line: string): void {
 
 // ---------------------------------------------------------------- data
 
-async function prepareDatabase(): Promise<{ runDir: string; manifest: SeedManifest }> {
-  const key = `o${opts.orders}-m${opts.merchants}-d${opts.days}-s${opts.seed}`;
-  const templateDir = path.join(dataRoot, `template-${key}`);
-  let manifest = readManifest(templateDir);
+/** This checkout's seeded template: built once, then brought to the current schema (what an upgrade would do). */
+async function thisTemplate(): Promise<{ dir: string; manifest: SeedManifest }> {
+  const dir = path.join(dataRoot, `template-${seedKey}`);
+  let manifest = readManifest(dir);
   if (!manifest) {
-    fs.rmSync(templateDir, { recursive: true, force: true });
-    fs.mkdirSync(templateDir, { recursive: true });
-    log(`seeding ${opts.orders} orders over ${opts.merchants} merchants and ${opts.days} days into ${path.relative(root, templateDir)} …`);
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    log(`seeding ${opts.orders} orders over ${opts.merchants} merchants and ${opts.days} days into ${dir} …`);
     manifest = await seedBenchDatabase({
-      dataDir: templateDir,
+      dataDir: dir,
       orders: Number(opts.orders),
       merchants: Number(opts.merchants),
       days: Number(opts.days),
@@ -82,22 +114,150 @@ async function prepareDatabase(): Promise<{ runDir: string; manifest: SeedManife
     });
     log(`seeded in ${manifest.seconds.toFixed(1)} s`);
   }
-  // Bring the template to the current schema (what an upgrade would do),
-  // outside any measurement; closing checkpoints the WAL into the file.
-  // Statistics from older seeders go: a service database has none.
-  const template = await openSqliteStore({ file: databasePath(templateDir) });
+  // Outside any measurement; closing checkpoints the WAL into the file. Statistics
+  // from older seeders go: a service database has none.
+  const template = await openSqliteStore({ file: databasePath(dir) });
   await template.write(async (tx) => {
     await tx.run('DROP TABLE IF EXISTS sqlite_stat4');
     await tx.run('DROP TABLE IF EXISTS sqlite_stat1');
   });
   await template.close();
-  const runDir = path.join(dataRoot, 'run');
+  return { dir, manifest };
+}
+
+/**
+ * Another checkout's template, seeded by that checkout's own seeder (same
+ * seed: the same orders; its own schema version and merchant keys).
+ */
+function otherTemplate(checkout: Checkout): { dir: string; manifest: SeedManifest } {
+  const dir = path.join(dataRoot, `template-${seedKey}-${checkout.label}`);
+  let manifest = readManifest(dir);
+  if (!manifest) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    log(`seeding ${opts.orders} orders with the seeder of ${checkout.label} into ${dir} …`);
+    execFileSync(
+      process.execPath,
+      ['--import', 'tsx', 'bench/seed-orders.ts', '--data-dir', dir, '--orders', opts.orders!, '--merchants', opts.merchants!, '--days', opts.days!, '--seed', opts.seed!],
+      { cwd: checkout.dir, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    manifest = readManifest(dir);
+    if (!manifest) throw new Error(`the seeder of ${checkout.label} wrote no ${MANIFEST_FILE}`);
+  }
+  return { dir, manifest };
+}
+
+/** A fresh run dir: every file of the template (database, master key, manifest). */
+function freshRunDir(templateDir: string, name: string, files?: string[]): string {
+  const runDir = path.join(dataRoot, name);
   fs.rmSync(runDir, { recursive: true, force: true });
   fs.mkdirSync(runDir, { recursive: true, mode: 0o700 });
-  for (const f of [path.basename(databasePath(templateDir)), MASTER_KEY_FILE, MANIFEST_FILE]) {
-    fs.copyFileSync(path.join(templateDir, f), path.join(runDir, f));
+  for (const f of files ?? fs.readdirSync(templateDir)) {
+    const from = path.join(templateDir, f);
+    if (fs.statSync(from).isFile()) fs.copyFileSync(from, path.join(runDir, f));
   }
-  return { runDir, manifest };
+  return runDir;
+}
+
+// ---------------------------------------------------------------- children
+
+interface Child extends RunningChild {
+  metricsFile: string;
+  profileDir: string | undefined;
+}
+
+let childSeq = 0;
+
+function metricsFileFor(name: string): string {
+  const dir = path.join(dataRoot, 'metrics');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${String(++childSeq).padStart(3, '0')}-${name.replace(/[^a-z0-9]+/gi, '-')}.jsonl`);
+  fs.rmSync(file, { force: true });
+  return file;
+}
+
+const listenMs: number[] = [];
+
+async function startServe(
+  checkout: Checkout,
+  runDir: string,
+  options: { databaseUrl?: string; profileDir?: string; tsx?: boolean; name?: string } = {},
+): Promise<Child> {
+  const tsx = options.tsx === true || options.profileDir !== undefined;
+  if (!tsx) await checkout.ensureBundle();
+  const metricsFile = metricsFileFor(options.name ?? 'serve');
+  const env: NodeJS.ProcessEnv = { MERCHANT_CONSOLE_LOG_LEVEL: 'warn', MERCHANT_CONSOLE_BENCH_METRICS: metricsFile };
+  // Profiles run the sources through tsx, so their frames name source files instead of lines of one bundle.
+  if (tsx) env.MERCHANT_CONSOLE_NO_BUNDLE = '1';
+  if (options.profileDir) fs.mkdirSync(options.profileDir, { recursive: true });
+  const child = await startListeningChild(
+    [
+      '--import',
+      PROBE,
+      ...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : []),
+      path.join(checkout.dir, 'bin', 'merchant-console.mjs'),
+      'serve',
+      '--data-dir',
+      runDir,
+      '--port',
+      '0',
+      '--base-path',
+      basePath,
+      '--json',
+      '--rate-limit-key',
+      'off',
+      '--rate-limit-address',
+      'off',
+      ...(options.databaseUrl ? ['--database-url', options.databaseUrl] : []),
+    ],
+    { env: withoutDatabaseUrl(env), cwd: checkout.dir },
+  );
+  if (!tsx) listenMs.push(child.listenMs);
+  return { ...child, metricsFile, profileDir: options.profileDir };
+}
+
+/** The environment for a child, without a database URL inherited from ours (the flag says which store). */
+function withoutDatabaseUrl(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { MERCHANT_CONSOLE_DATABASE_URL: undefined, ...env };
+}
+
+async function startTsxChild(script: string, args: string[], name: string): Promise<Child> {
+  const metricsFile = metricsFileFor(name);
+  const child = await startListeningChild(['--import', PROBE, '--import', 'tsx', path.join(root, 'bench', script), ...args], {
+    cwd: root,
+    env: withoutDatabaseUrl({ MERCHANT_CONSOLE_BENCH_METRICS: metricsFile }),
+  });
+  return { ...child, metricsFile, profileDir: undefined };
+}
+
+interface ProbeLine {
+  seconds: number;
+  loopDelayMs: { p50: number; p90: number; p99: number; p999: number; max: number; mean: number };
+  cpuPercent: number;
+  rssMb: number;
+}
+
+/** Asks a child's loop probe for its figures since the last ask (and starts a new period). */
+async function probe(child: Child): Promise<ProbeLine | undefined> {
+  const lines = () => (fs.existsSync(child.metricsFile) ? fs.readFileSync(child.metricsFile, 'utf8').split('\n').filter(Boolean) : []);
+  const before = lines().length;
+  try {
+    process.kill(child.pid, 'SIGUSR2');
+  } catch {
+    return undefined;
+  }
+  for (let i = 0; i < 150; i++) {
+    const now = lines();
+    if (now.length > before) return JSON.parse(now[now.length - 1]!) as ProbeLine;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return undefined;
+}
+
+async function stopChild(child: Child): Promise<void> {
+  await child.stop();
+  const tail = child.stderr().trim().split('\n').slice(-1)[0];
+  if (tail) log(`  child ${child.pid}: ${tail}`);
 }
 
 // ---------------------------------------------------------------- requests
@@ -116,277 +276,541 @@ function roundRobin<T>(items: readonly T[]): () => T {
   return () => items[i++ % items.length]!;
 }
 
-interface Scenario {
-  name: string;
-  target: 'serve' | 'reference';
-  describe: string;
-  spec(url: string): Promise<Omit<LoadSpec, 'url' | 'connections' | 'durationSeconds'> | { skip: string }>;
+let rnd = 12345;
+function random(n: number): number {
+  rnd = (rnd * 1103515245 + 12345) & 0x7fffffff;
+  return rnd % n;
 }
 
+const STATUSES = ['pending', 'paid', 'confirmed', 'completed', 'cancelled'];
+const json = { 'content-type': 'application/json' };
 const isSuccess = (body: string) => body.startsWith('{"code":1,');
+const merchantPath = (endpoint: string) => `${basePath}/merchant/${endpoint}`;
+const buyBody = (m: SeededMerchantCredentials) => ({ order_type: 1, cny_amount: '100.50', paychannel_id: m.channels.beta, paychannel_paymethod: 'alipay' });
 
-function scenarios(manifest: SeedManifest): Scenario[] {
-  const merchants = manifest.merchant_credentials;
-  const nextMerchant = roundRobin(merchants);
-  const merchantPath = (endpoint: string) => `${basePath}/merchant/${endpoint}`;
-  const json = { 'content-type': 'application/json' };
-  const list = (name: string, describe: string, params: () => Record<string, unknown>): Scenario => ({
+type RequestSpec = Omit<LoadSpec, 'url' | 'connections' | 'durationSeconds'>;
+
+interface Group {
+  name: string;
+  describe: string;
+  /** The request against `serve` (the manifest is that target's: another checkout has its own merchants). */
+  request(manifest: SeedManifest, url: string): Promise<RequestSpec | { skip: string }>;
+  /** The limit reference does this scenario's work at this path; its ratio is to that reference, round by round. */
+  limitPath?: '/order' | '/list';
+  /** Otherwise: the ratio is to the median of this group's limit reference. */
+  ratioTo?: string;
+  /** createOrder also runs the per-request-fsync reference (SQLite) and two instances (PostgreSQL). */
+  extras?: boolean;
+}
+
+function listGroup(name: string, describe: string, params: (m: SeedManifest) => Record<string, unknown>, limitPath?: '/list'): Group {
+  return {
     name,
-    target: 'serve',
     describe,
-    spec: async () => ({ method: 'POST', path: merchantPath('orderQueryList'), headers: json, build: () => signedBody(nextMerchant(), params()), checkBody: isSuccess }),
-  });
-  const filtered = { order_type: 1, status: 'completed', start_time: manifest.now - 60 * DAY + 4321, end_time: manifest.now - DAY - 1234 };
-  let rnd = 12345;
-  const random = (n: number) => {
-    rnd = (rnd * 1103515245 + 12345) & 0x7fffffff;
-    return rnd % n;
-  };
-  const statuses = ['pending', 'paid', 'confirmed', 'completed', 'cancelled'];
-  const buyBody = (m: SeededMerchantCredentials) => ({ order_type: 1, cny_amount: '100.50', paychannel_id: m.channels.beta, paychannel_paymethod: 'alipay' });
-  const regionPath = `${basePath}/channel/alpha/regionData`;
-
-  return [
-    {
-      name: 'reference-create',
-      target: 'reference',
-      describe: 'bare Fastify: HMAC check + nonce insert + order insert, one durable transaction per request',
-      spec: async () => ({
-        method: 'POST',
-        path: '/order',
-        headers: json,
-        build: () => {
-          const m = nextMerchant();
-          return signedBody(m, buyBody(m));
-        },
-        checkBody: isSuccess,
-      }),
+    ...(limitPath ? { limitPath } : { ratioTo: 'list-first' }),
+    async request(m) {
+      const next = roundRobin(m.merchant_credentials);
+      return { method: 'POST', path: merchantPath('orderQueryList'), headers: json, build: () => signedBody(next(), params(m)), checkBody: isSuccess };
     },
-    {
-      name: 'createOrder-buy',
-      target: 'serve',
-      describe: 'createOrder order_type 1, signed, fresh nonce per request',
-      spec: async () => ({
+  };
+}
+
+function randomFilters(m: SeedManifest): Record<string, unknown> {
+  const p: Record<string, unknown> = { page: 1 + random(500) };
+  if (random(2)) p.status = STATUSES[random(STATUSES.length)];
+  if (random(2)) p.order_type = 1 + random(2);
+  const a = m.now - random(90) * DAY - random(DAY);
+  const b = m.now - random(90) * DAY - random(DAY);
+  if (random(2)) p.start_time = Math.min(a, b);
+  if (random(2)) p.end_time = Math.max(a, b);
+  return p;
+}
+
+const filtered = (m: SeedManifest) => ({ order_type: 1, status: 'completed', start_time: m.now - 60 * DAY + 4321, end_time: m.now - DAY - 1234 });
+const regionPath = `${basePath}/channel/alpha/regionData`;
+
+const GROUPS: Group[] = [
+  {
+    name: 'createOrder-buy',
+    describe: 'createOrder order_type 1, signed, fresh nonce per request',
+    limitPath: '/order',
+    extras: true,
+    async request(m) {
+      const next = roundRobin(m.merchant_credentials);
+      return {
         method: 'POST',
         path: merchantPath('createOrder'),
         headers: json,
         build: () => {
-          const m = nextMerchant();
-          return signedBody(m, buyBody(m));
+          const merchant = next();
+          return signedBody(merchant, buyBody(merchant));
         },
         checkBody: isSuccess,
-      }),
+      };
     },
-    list('list-first', 'orderQueryList page 1, no filter', () => ({})),
-    list('list-page500', 'orderQueryList page 500, no filter', () => ({ page: 500 })),
-    list('list-filtered-first', 'orderQueryList page 1, order_type + status + 59-day time range', () => ({ ...filtered })),
-    list('list-filtered-page500', 'orderQueryList page 500, order_type + status + 59-day time range', () => ({ ...filtered, page: 500 })),
-    list('list-random', 'orderQueryList, every request a random filter combination and page 1-500', () => {
-      const p: Record<string, unknown> = { page: 1 + random(500) };
-      if (random(2)) p.status = statuses[random(statuses.length)];
-      if (random(2)) p.order_type = 1 + random(2);
-      const a = manifest.now - random(90) * DAY - random(DAY);
-      const b = manifest.now - random(90) * DAY - random(DAY);
-      if (random(2)) p.start_time = Math.min(a, b);
-      if (random(2)) p.end_time = Math.max(a, b);
-      return p;
-    }),
-    {
-      name: 'orderQueryDetail',
-      target: 'serve',
-      describe: 'orderQueryDetail of a random existing order of the merchant',
-      spec: async () => ({
+  },
+  listGroup('list-first', 'orderQueryList page 1, no filter', () => ({}), '/list'),
+  listGroup('list-page500', 'orderQueryList page 500, no filter', () => ({ page: 500 })),
+  listGroup('list-filtered-first', 'orderQueryList page 1, order_type + status + 59-day time range', filtered),
+  listGroup('list-filtered-page500', 'orderQueryList page 500, order_type + status + 59-day time range', (m) => ({ ...filtered(m), page: 500 })),
+  listGroup('list-random', 'orderQueryList, every request a random filter combination and page 1-500', randomFilters),
+  {
+    name: 'orderQueryDetail',
+    describe: 'orderQueryDetail of a random existing order of the merchant',
+    ratioTo: 'list-first',
+    async request(m) {
+      const next = roundRobin(m.merchant_credentials);
+      return {
         method: 'POST',
         path: merchantPath('orderQueryDetail'),
         headers: json,
         build: () => {
-          const m = nextMerchant();
-          const sample = manifest.sample_orders[String(m.id)] ?? [];
-          return signedBody(m, { order_no: sample[random(sample.length)] });
+          const merchant = next();
+          const sample = m.sample_orders[String(merchant.id)] ?? [];
+          return signedBody(merchant, { order_no: sample[random(sample.length)] });
         },
         checkBody: isSuccess,
-      }),
+      };
     },
-    {
-      name: 'getPayChannels',
-      target: 'serve',
-      describe: 'getPayChannels, no category',
-      spec: async () => ({ method: 'POST', path: merchantPath('getPayChannels'), headers: json, build: () => signedBody(nextMerchant(), {}), checkBody: isSuccess }),
+  },
+  {
+    name: 'getPayChannels',
+    describe: 'getPayChannels, no category',
+    ratioTo: 'list-first',
+    async request(m) {
+      const next = roundRobin(m.merchant_credentials);
+      return { method: 'POST', path: merchantPath('getPayChannels'), headers: json, build: () => signedBody(next(), {}), checkBody: isSuccess };
     },
-    {
-      name: 'regionData-full',
-      target: 'serve',
-      describe: 'GET regionData, whole tree',
-      spec: async (url) => {
-        const res = await fetch(url + regionPath);
-        if (res.status === 404) return { skip: 'no regionData endpoint on this build' };
-        return { method: 'GET', path: regionPath, checkBody: isSuccess };
-      },
+  },
+  {
+    name: 'regionData-full',
+    describe: 'GET regionData, whole tree',
+    async request(_m, url) {
+      const res = await fetch(url + regionPath);
+      if (res.status === 404) return { skip: 'no regionData endpoint on this build' };
+      return { method: 'GET', path: regionPath, checkBody: isSuccess };
     },
-    {
-      name: 'regionData-304',
-      target: 'serve',
-      describe: 'GET regionData with If-None-Match of the current ETag',
-      spec: async (url) => {
-        const res = await fetch(url + regionPath);
-        const etag = res.headers.get('etag');
-        if (res.status === 404) return { skip: 'no regionData endpoint on this build' };
-        if (!etag) return { skip: 'regionData answers without an ETag' };
-        return { method: 'GET', path: regionPath, headers: { 'if-none-match': etag }, expectStatus: 304 };
-      },
+  },
+  {
+    name: 'regionData-304',
+    describe: 'GET regionData with If-None-Match of the current ETag',
+    async request(_m, url) {
+      const res = await fetch(url + regionPath);
+      const etag = res.headers.get('etag');
+      if (res.status === 404) return { skip: 'no regionData endpoint on this build' };
+      if (!etag) return { skip: 'regionData answers without an ETag' };
+      return { method: 'GET', path: regionPath, headers: { 'if-none-match': etag }, expectStatus: 304 };
     },
-  ];
+  },
+];
+
+// ---------------------------------------------------------------- targets
+
+type TargetKind = 'serve' | 'limit' | 'old-reference';
+
+interface Target {
+  name: string;
+  kind: TargetKind;
+  manifest: SeedManifest;
+  start(label: string): Promise<Child[]>;
 }
 
-// ---------------------------------------------------------------- run
-
-interface ScenarioResult extends Partial<LoadResult> {
-  name: string;
-  describe: string;
+interface Measurement extends Partial<LoadResult> {
+  group: string;
+  target: string;
+  kind: TargetKind;
+  round: number;
+  skipped?: string;
+  /** Per child: event-loop delay and CPU of the measured seconds. */
+  probes: (ProbeLine | undefined)[];
   peakRssMb?: number;
   loadBefore: string;
   loadAfter?: string;
-  skipped?: string;
-  ratioToReference?: number;
+  profile?: string;
 }
 
-async function startServe(runDir: string, env: NodeJS.ProcessEnv = {}): Promise<RunningChild> {
-  return startListeningChild(
-    [
-      ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.profile)}`] : []),
-      path.join(root, 'bin', 'merchant-console.mjs'),
-      'serve',
-      '--data-dir',
-      runDir,
-      '--port',
-      '0',
-      '--base-path',
-      basePath,
-      '--json',
-      '--rate-limit-key',
-      'off',
-      '--rate-limit-address',
-      'off',
-    ],
-    {
-      env: {
-        MERCHANT_CONSOLE_LOG_LEVEL: 'warn',
-        ...env,
+async function measure(group: Group, target: Target, round: number): Promise<Measurement> {
+  const label = `${group.name}-${target.name}-r${round}`;
+  const children = await target.start(label);
+  const m: Measurement = { group: group.name, target: target.name, kind: target.kind, round, probes: [], loadBefore: loadAverage() };
+  try {
+    const base = await group.request(target.manifest, children[0]!.url);
+    if ('skip' in base) {
+      m.skipped = base.skip;
+      log(`${group.name} / ${target.name}: skipped (${base.skip})`);
+      return m;
+    }
+    const spec: RequestSpec = target.kind === 'serve' ? base : { ...base, path: group.limitPath! };
+    const urls = children.map((c) => c.url);
+    const run = (seconds: number) =>
+      urls.length === 1 ? runLoad({ ...spec, url: urls[0]!, connections, durationSeconds: seconds }) : runLoadSplit({ ...spec, connections, durationSeconds: seconds }, urls);
+    if (warmup > 0) await run(warmup);
+    m.loadBefore = loadAverage();
+    await Promise.all(children.map(probe));
+    const rss = children.map((c) => sampleRss(c.pid));
+    const load = await run(duration);
+    m.probes = await Promise.all(children.map(probe));
+    m.peakRssMb = Math.max(...rss.map((r) => r.stop())) / 2 ** 20;
+    m.loadAfter = loadAverage();
+    Object.assign(m, load);
+    const delays = m.probes.map((p) => (p ? p.loopDelayMs.p99.toFixed(1) : '?')).join('+');
+    const cpu = m.probes.map((p) => (p ? p.cpuPercent.toFixed(0) : '?')).join('+');
+    log(
+      `${group.name.padEnd(22)} ${target.name.padEnd(34)} r${round} ${load.rps.toFixed(0).padStart(7)} req/s  p50 ${load.p50.toFixed(2)} ms  p99 ${load.p99.toFixed(2)} ms  ` +
+        `loop p99 ${delays} ms  cpu ${cpu} %  peak RSS ${m.peakRssMb.toFixed(0)} MB  failures ${load.failures}${load.failureSample ? ` (${load.failureSample})` : ''}  load ${m.loadAfter}`,
+    );
+  } finally {
+    await Promise.all(children.map(stopChild));
+  }
+  for (const c of children) {
+    if (!c.profileDir) continue;
+    for (const f of fs.readdirSync(c.profileDir).filter((f) => f.endsWith('.cpuprofile'))) {
+      const md = profileMarkdown(summariseProfile(path.join(c.profileDir, f), root), `${label} (pid ${c.pid})`);
+      m.profile = (m.profile ? m.profile + '\n\n' : '') + md;
+      log(md);
+    }
+  }
+  return m;
+}
+
+// ---------------------------------------------------------------- open loop
+
+/** Every combination of the orderQueryList filters (status, order_type, start_time, end_time), page 1. */
+function filterCombinations(): { name: string; params: (m: SeedManifest) => Record<string, unknown> }[] {
+  const out: { name: string; params: (m: SeedManifest) => Record<string, unknown> }[] = [];
+  for (let bits = 0; bits < 16; bits++) {
+    const has = { status: (bits & 1) !== 0, type: (bits & 2) !== 0, start: (bits & 4) !== 0, end: (bits & 8) !== 0 };
+    const name = [has.status && 'status', has.type && 'order_type', has.start && 'start_time', has.end && 'end_time'].filter(Boolean).join('+') || 'no filter';
+    out.push({
+      name,
+      params: (m) => {
+        const p: Record<string, unknown> = {};
+        if (has.status) p.status = STATUSES[random(STATUSES.length)];
+        if (has.type) p.order_type = 1 + random(2);
+        // A random range inside the seeded 90 days (either end may stand alone).
+        const a = m.now - random(90) * DAY - random(DAY);
+        const b = m.now - random(90) * DAY - random(DAY);
+        if (has.start) p.start_time = has.end ? Math.min(a, b) : a;
+        if (has.end) p.end_time = has.start ? Math.max(a, b) : b;
+        return p;
       },
-      cwd: root,
-    },
-  );
+    });
+  }
+  return out;
+}
+
+interface OpenLoopRow extends OpenLoopResult {
+  name: string;
+  probe?: ProbeLine | undefined;
+}
+
+async function openLoopSection(startTarget: () => Promise<Child>, manifest: SeedManifest): Promise<{ floor: OpenLoopResult; rows: OpenLoopRow[] }> {
+  const next = roundRobin(manifest.merchant_credentials);
+  const listSpec = (params: (m: SeedManifest) => Record<string, unknown>) => ({
+    method: 'POST' as const,
+    path: merchantPath('orderQueryList'),
+    headers: json,
+    build: () => signedBody(next(), params(manifest)),
+    checkBody: isSuccess,
+    rate: openLoopRate,
+    durationSeconds: openLoopDuration,
+  });
+  const combos = filterCombinations();
+  const floor = await measureGeneratorFloor(listSpec(combos[15]!.params));
+  log(`open loop: generator floor at ${openLoopRate} req/s against a server doing nothing: p50 ${floor.p50.toFixed(2)} ms, p99 ${floor.p99.toFixed(2)} ms, send lag p99 ${floor.sendLagP99.toFixed(2)} ms`);
+  const rows: OpenLoopRow[] = [];
+  const child = await startTarget();
+  try {
+    for (const combo of combos) {
+      // A short unmeasured run first: statements of this combination prepared, pages warm.
+      await runOpenLoop({ ...listSpec(combo.params), url: child.url, durationSeconds: Math.min(1, openLoopDuration) });
+      await probe(child);
+      const r = await runOpenLoop({ ...listSpec(combo.params), url: child.url });
+      const p = await probe(child);
+      rows.push({ name: combo.name, ...r, probe: p });
+      log(
+        `open loop ${combo.name.padEnd(38)} ${r.rate.toFixed(0)} req/s  p50 ${r.p50.toFixed(2)}  p99 ${r.p99.toFixed(2)}  p99.9 ${r.p999.toFixed(2)}  max ${r.max.toFixed(1)} ms  ` +
+          `loop p99 ${p?.loopDelayMs.p99.toFixed(1) ?? '?'} ms  cpu ${p?.cpuPercent.toFixed(0) ?? '?'} %  failures ${r.failures}${r.failureSample ? ` (${r.failureSample})` : ''}`,
+      );
+    }
+  } finally {
+    await stopChild(child);
+  }
+  return { floor, rows };
+}
+
+// ---------------------------------------------------------------- main
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
 
 async function main(): Promise<void> {
   const startedAt = new Date();
   log(`load average before: ${loadAverage()}`);
-  const bundle = await buildCliBundle();
-  log(`bundle: ${path.relative(root, bundle.file)}`);
-  const { runDir, manifest } = await prepareDatabase();
-  const only = opts.only ? new Set(opts.only.split(',')) : undefined;
-  const list = scenarios(manifest).filter((s) => !only || only.has(s.name));
+  const self = checkoutAt(root, async () => {
+    await buildCliBundle();
+  });
+  await self.ensureBundle();
+  const others = (opts['serve-from'] ?? []).map(otherCheckout);
+  for (const other of others) await other.ensureBundle();
 
-  // Start-up: listening time (bundle and tsx paths) and idle RSS.
-  const listenMs: number[] = [];
-  let idleRssMb = NaN;
-  {
-    const serve = await startServe(runDir);
-    listenMs.push(serve.listenMs);
-    await new Promise((r) => setTimeout(r, 2000));
-    idleRssMb = (rssOf(serve.pid) ?? NaN) / 2 ** 20;
-    await serve.stop();
-  }
-  const tsxServe = await startServe(runDir, { MERCHANT_CONSOLE_NO_BUNDLE: '1' });
-  const tsxListenMs = tsxServe.listenMs;
-  await tsxServe.stop();
-
-  const credentialsFile = path.join(runDir, 'reference-credentials.json');
-  fs.writeFileSync(credentialsFile, JSON.stringify(manifest.merchant_credentials), { mode: 0o600 });
-
-  const results: ScenarioResult[] = [];
-  for (const scenario of list) {
-    const child =
-      scenario.target === 'serve'
-        ? await startServe(runDir)
-        : await startListeningChild(['--import', 'tsx', path.join(root, 'bench', 'reference-server.ts'), '--data-dir', path.join(runDir, 'reference'), '--credentials', credentialsFile], {
+  const template = await thisTemplate();
+  const manifest = template.manifest;
+  const otherData = others.map((other) => ({ other, ...otherTemplate(other) }));
+  let pg: BenchPostgres | undefined;
+  const stopPg = () => pg?.stop();
+  process.once('SIGINT', () => {
+    stopPg();
+    process.exit(130);
+  });
+  try {
+    let runDir: string;
+    let databaseUrl: string | undefined;
+    if (engine === 'postgres') {
+      const pgTemplate = await preparePostgresTemplate({
+        dir: path.join(dataRoot, `pg-template-${seedKey}`),
+        sqliteTemplateDir: template.dir,
+        copy: (url) =>
+          execFileSync(process.execPath, [path.join(root, 'bin', 'merchant-console.mjs'), 'db', 'copy', '--from', template.dir, '--to', url, '--json'], {
             cwd: root,
-          });
-    if (scenario.target === 'serve') listenMs.push(child.listenMs);
-    const result: ScenarioResult = { name: scenario.name, describe: scenario.describe, loadBefore: loadAverage() };
-    try {
-      const spec = await scenario.spec(child.url);
-      if ('skip' in spec) {
-        result.skipped = spec.skip;
-        log(`${scenario.name}: skipped (${spec.skip})`);
-      } else {
-        if (warmup > 0) await runLoad({ ...spec, url: child.url, connections, durationSeconds: warmup });
-        result.loadBefore = loadAverage();
-        const rss = sampleRss(child.pid);
-        const load = await runLoad({ ...spec, url: child.url, connections, durationSeconds: duration });
-        result.peakRssMb = rss.stop() / 2 ** 20;
-        result.loadAfter = loadAverage();
-        Object.assign(result, load);
-        log(
-          `${scenario.name.padEnd(22)} ${load.rps.toFixed(0).padStart(7)} req/s  p50 ${load.p50.toFixed(2)} ms  p99 ${load.p99.toFixed(2)} ms  ` +
-            `peak RSS ${result.peakRssMb.toFixed(0)} MB  failures ${load.failures}${load.failureSample ? ` (${load.failureSample})` : ''}  load ${result.loadAfter}`,
-        );
-      }
-    } finally {
-      await child.stop();
-      const tail = child.stderr().trim().split('\n').slice(-1)[0];
-      if (tail) log(`  ${scenario.target}: ${tail}`);
+            stdio: ['ignore', 'ignore', 'inherit'],
+            env: withoutDatabaseUrl(process.env),
+          }),
+        log,
+      });
+      pg = await startPostgresCopy(pgTemplate, path.join(dataRoot, 'pg-run'));
+      databaseUrl = pg.url;
+      runDir = freshRunDir(template.dir, 'run', [MASTER_KEY_FILE, MANIFEST_FILE]);
+    } else {
+      runDir = freshRunDir(template.dir, 'run');
     }
-    results.push(result);
+    const otherRunDirs = otherData.map((d, i) => freshRunDir(d.dir, `run-other-${i + 1}`));
+    const credentialsFile = path.join(dataRoot, 'reference-credentials.json');
+    fs.writeFileSync(credentialsFile, JSON.stringify(manifest.merchant_credentials), { mode: 0o600 });
+    const serveOptions = (label: string) => ({
+      ...(databaseUrl ? { databaseUrl } : {}),
+      ...(opts.profile ? { profileDir: path.join(path.resolve(opts.profile), label) } : {}),
+      name: label,
+    });
+
+    // Start-up on the seeded database: listening time (bundle and tsx) and idle RSS.
+    let idleRssMb = NaN;
+    {
+      const serve = await startServe(self, runDir, { ...(databaseUrl ? { databaseUrl } : {}), name: 'startup' });
+      await new Promise((r) => setTimeout(r, 2000));
+      idleRssMb = (rssOf(serve.pid) ?? NaN) / 2 ** 20;
+      await stopChild(serve);
+    }
+    const tsxServe = await startServe(self, runDir, { ...(databaseUrl ? { databaseUrl } : {}), tsx: true, name: 'startup-tsx' });
+    const tsxListenMs = tsxServe.listenMs;
+    await stopChild(tsxServe);
+
+    const targetsFor = (group: Group): Target[] => {
+      const targets: Target[] = [{ name: `serve (${self.label})`, kind: 'serve', manifest, start: async (label) => [await startServe(self, runDir, serveOptions(label))] }];
+      if (group.limitPath) {
+        const args =
+          engine === 'postgres'
+            ? ['--database-url', databaseUrl!, '--pool', opts['pg-pool']!]
+            : ['--data-dir', runDir, '--commit', opts['reference-commit']!];
+        targets.push({
+          name: `limit reference (${engine === 'postgres' ? `pool ${opts['pg-pool']}` : opts['reference-commit']})`,
+          kind: 'limit',
+          manifest,
+          start: async (label) => [await startTsxChild('limit-reference.ts', ['--credentials', credentialsFile, ...args], label)],
+        });
+      }
+      if (group.extras && engine === 'sqlite') {
+        targets.push({
+          name: 'per-request fsync (old reference)',
+          kind: 'old-reference',
+          manifest,
+          start: async (label) => [await startTsxChild('reference-server.ts', ['--data-dir', path.join(runDir, 'reference'), '--credentials', credentialsFile], label)],
+        });
+      }
+      if (group.extras && engine === 'postgres') {
+        const secondDir = freshRunDir(template.dir, 'run-2', [MASTER_KEY_FILE, MANIFEST_FILE]);
+        targets.push({
+          name: `serve ×2 instances (${self.label})`,
+          kind: 'serve',
+          manifest,
+          start: async (label) => Promise.all([startServe(self, runDir, serveOptions(`${label}-a`)), startServe(self, secondDir, serveOptions(`${label}-b`))]),
+        });
+      }
+      otherData.forEach(({ other, manifest: otherManifest }, i) => {
+        targets.push({
+          name: `serve (${other.label})`,
+          kind: 'serve',
+          manifest: otherManifest,
+          start: async (label) => [await startServe(other, otherRunDirs[i]!, serveOptions(label))],
+        });
+      });
+      return targets;
+    };
+
+    const only = opts.only ? new Set(opts.only.split(',')) : undefined;
+    const groups = GROUPS.filter((g) => !only || only.has(g.name));
+    const measurements: Measurement[] = [];
+    // A B A B…: every target of a scenario once per round, rounds one after the other, so drift shows between rounds.
+    for (const group of groups) {
+      const targets = targetsFor(group);
+      for (let round = 1; round <= rounds; round++) {
+        for (const target of targets) measurements.push(await measure(group, target, round));
+      }
+    }
+
+    const openLoop =
+      !only || only.has('open-loop')
+        ? await openLoopSection(() => startServe(self, runDir, { ...(databaseUrl ? { databaseUrl } : {}), name: 'open-loop' }), manifest)
+        : undefined;
+
+    const report = buildReport({ startedAt, self, others, measurements, openLoop, idleRssMb, tsxListenMs, manifest });
+    const resultsDir = path.join(root, 'bench', 'results');
+    fs.mkdirSync(resultsDir, { recursive: true });
+    const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+    fs.writeFileSync(path.join(resultsDir, `${stamp}-${engine}.json`), JSON.stringify(report.json, null, 2));
+    fs.writeFileSync(path.join(resultsDir, `${stamp}-${engine}.md`), report.markdown);
+    fs.writeFileSync(path.join(resultsDir, `latest-${engine}.md`), report.markdown);
+    process.stdout.write(report.markdown);
+  } finally {
+    stopPg();
   }
-
-  const reference = results.find((r) => r.name === 'reference-create')?.rps;
-  for (const r of results) if (reference && r.rps) r.ratioToReference = r.rps / reference;
-
-  const report = {
-    started: startedAt.toISOString(),
-    machine: { cpus: (await import('node:os')).cpus().length, node: process.version, loadAverageAtEnd: loadAverage() },
-    settings: { duration, warmup, connections, orders: manifest.orders, merchants: manifest.merchants, days: manifest.days, seed: manifest.seed },
-    startup: {
-      listenMsBundle: listenMs,
-      listenMsBundleMedian: [...listenMs].sort((a, b) => a - b)[Math.floor(listenMs.length / 2)],
-      listenMsTsx: tsxListenMs,
-      idleRssMb,
-    },
-    results,
-  };
-  const resultsDir = path.join(root, 'bench', 'results');
-  fs.mkdirSync(resultsDir, { recursive: true });
-  const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
-  fs.writeFileSync(path.join(resultsDir, `${stamp}.json`), JSON.stringify(report, null, 2));
-  const table = markdownTable(report.results);
-  const md =
-    `# Benchmark ${report.started}\n\n` +
-    `${report.machine.cpus} CPUs, Node ${report.machine.node}; ${connections} connections, ${duration} s per scenario (${warmup} s warm-up); ` +
-    `${manifest.orders} orders, ${manifest.merchants} merchants, ${manifest.days} days.\n\n` +
-    `serve listening after start: ${report.startup.listenMsBundleMedian?.toFixed(0)} ms median of ${listenMs.length} (bundle), ${tsxListenMs.toFixed(0)} ms (tsx); idle RSS ${idleRssMb.toFixed(0)} MB.\n\n` +
-    table +
-    '\n';
-  fs.writeFileSync(path.join(resultsDir, `${stamp}.md`), md);
-  fs.writeFileSync(path.join(resultsDir, 'latest.md'), md);
-  process.stdout.write(md);
 }
 
-function markdownTable(results: ScenarioResult[]): string {
-  const rows = [
-    '| scenario | req/s | p50 ms | p99 ms | peak RSS MB | × reference | failures | load avg (1 min) |',
-    '|---|---:|---:|---:|---:|---:|---:|---|',
-  ];
-  for (const r of results) {
-    if (r.skipped) {
-      rows.push(`| ${r.name} | skipped: ${r.skipped} | | | | | | |`);
+interface Summary {
+  group: string;
+  target: string;
+  kind: TargetKind;
+  rounds: number[];
+  rps: number;
+  p50: number;
+  p99: number;
+  loopDelayP99: number;
+  cpuPercent: number;
+  peakRssMb: number;
+  failures: number;
+  /** Median of the per-round ratios to the limit reference (or to the median of the named group's limit). */
+  ratio?: number;
+  ratios?: number[];
+  ratioTo?: string;
+  skipped?: string;
+}
+
+function summarise(measurements: Measurement[]): Summary[] {
+  const out: Summary[] = [];
+  const keys = [...new Set(measurements.map((m) => `${m.group}\u0000${m.target}`))];
+  const limitOf = (group: string, round?: number) =>
+    measurements.filter((m) => m.group === group && m.kind === 'limit' && m.rps !== undefined && (round === undefined || m.round === round));
+  for (const key of keys) {
+    const [group, target] = key.split('\u0000') as [string, string];
+    const ms = measurements.filter((m) => m.group === group && m.target === target);
+    const done = ms.filter((m) => m.rps !== undefined);
+    const first = ms[0]!;
+    if (done.length === 0) {
+      out.push({ group, target, kind: first.kind, rounds: [], rps: NaN, p50: NaN, p99: NaN, loopDelayP99: NaN, cpuPercent: NaN, peakRssMb: NaN, failures: 0, skipped: first.skipped ?? 'no result' });
       continue;
     }
-    rows.push(
-      `| ${r.name} | ${r.rps!.toFixed(0)} | ${r.p50!.toFixed(2)} | ${r.p99!.toFixed(2)} | ${r.peakRssMb!.toFixed(0)} | ${r.ratioToReference?.toFixed(2) ?? ''} | ${r.failures} | ${r.loadBefore.split(' ')[0]} → ${r.loadAfter?.split(' ')[0]} |`,
+    const s: Summary = {
+      group,
+      target,
+      kind: first.kind,
+      rounds: done.map((m) => m.rps!),
+      rps: median(done.map((m) => m.rps!)),
+      p50: median(done.map((m) => m.p50!)),
+      p99: median(done.map((m) => m.p99!)),
+      loopDelayP99: median(done.map((m) => Math.max(...m.probes.map((p) => p?.loopDelayMs.p99 ?? NaN)))),
+      cpuPercent: median(done.map((m) => m.probes.reduce((n, p) => n + (p?.cpuPercent ?? NaN), 0))),
+      peakRssMb: Math.max(...done.map((m) => m.peakRssMb!)),
+      failures: done.reduce((n, m) => n + m.failures!, 0),
+    };
+    const def = GROUPS.find((g) => g.name === group)!;
+    if (first.kind !== 'limit' && def.limitPath) {
+      const ratios = done.flatMap((m) => {
+        const limit = limitOf(group, m.round)[0];
+        return limit ? [m.rps! / limit.rps!] : [];
+      });
+      if (ratios.length > 0) Object.assign(s, { ratio: median(ratios), ratios, ratioTo: 'limit (same round)' });
+    } else if (first.kind !== 'limit' && def.ratioTo) {
+      const limit = limitOf(def.ratioTo);
+      if (limit.length > 0) Object.assign(s, { ratio: s.rps / median(limit.map((m) => m.rps!)), ratioTo: `${def.ratioTo} limit (median)` });
+    }
+    out.push(s);
+  }
+  return out;
+}
+
+function buildReport(input: {
+  startedAt: Date;
+  self: Checkout;
+  others: Checkout[];
+  measurements: Measurement[];
+  openLoop: { floor: OpenLoopResult; rows: OpenLoopRow[] } | undefined;
+  idleRssMb: number;
+  tsxListenMs: number;
+  manifest: SeedManifest;
+}): { json: unknown; markdown: string } {
+  const summaries = summarise(input.measurements);
+  const listenMedian = median(listenMs);
+  const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '');
+  const md: string[] = [
+    `# Benchmark ${input.startedAt.toISOString()} — ${engine}`,
+    '',
+    `${os.cpus().length} CPUs, Node ${process.version}; ${[input.self, ...input.others].map((c) => c.label).join(' and ')}; ${connections} connections, ` +
+      `${duration} s per measurement (${warmup} s warm-up), ${rounds} round(s) alternating every target; ` +
+      `${input.manifest.orders.toLocaleString('en-US')} orders, ${input.manifest.merchants} merchants, ${input.manifest.days} days. Load average at the end: ${loadAverage()}.`,
+    '',
+    `serve listening after start: ${f(listenMedian)} ms median of ${listenMs.length} (bundle), ${f(input.tsxListenMs)} ms (tsx); idle RSS ${f(input.idleRssMb)} MB.` +
+      (input.self.rebuilds > 1 ? ` (The bundle was rebuilt ${input.self.rebuilds} times: sources changed during the run.)` : ''),
+    '',
+    '| scenario | target | req/s per round | req/s (median) | p50 ms | p99 ms | × limit | loop delay p99 ms | CPU % | peak RSS MB | failures |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const s of summaries) {
+    if (s.skipped) {
+      md.push(`| ${s.group} | ${s.target} | skipped: ${s.skipped} | | | | | | | | |`);
+      continue;
+    }
+    const ratio = s.ratio === undefined ? '' : `${s.ratio.toFixed(2)}${s.ratios && s.ratios.length > 1 ? ` (${s.ratios.map((r) => r.toFixed(2)).join(', ')})` : ''}${s.ratioTo?.includes('median') ? '¹' : ''}`;
+    md.push(
+      `| ${s.group} | ${s.target} | ${s.rounds.map((r) => f(r)).join(' / ')} | ${f(s.rps)} | ${f(s.p50, 2)} | ${f(s.p99, 2)} | ${ratio} | ${f(s.loopDelayP99, 1)} | ${f(s.cpuPercent)} | ${f(s.peakRssMb)} | ${s.failures} |`,
     );
   }
-  return rows.join('\n');
+  md.push('', '¹ against the median of the list-first limit reference (page 1): the nearest signed read the reference does.');
+  if (input.openLoop) {
+    const { floor, rows } = input.openLoop;
+    md.push(
+      '',
+      `## orderQueryList at a fixed ${openLoopRate} req/s (open loop, page 1, latency from the scheduled send time)`,
+      '',
+      `Generator floor (same schedule and signing against a server that does nothing): p50 ${f(floor.p50, 2)} ms, p99 ${f(floor.p99, 2)} ms, max ${f(floor.max, 1)} ms; send lag p99 ${f(floor.sendLagP99, 2)} ms.`,
+      '',
+      '| filters | req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | send lag p99 ms | loop delay p99 ms | CPU % | failures |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...rows.map(
+        (r) =>
+          `| ${r.name} | ${f(r.rate)} | ${f(r.p50, 2)} | ${f(r.p90, 2)} | ${f(r.p99, 2)} | ${f(r.p999, 2)} | ${f(r.max, 1)} | ${f(r.sendLagP99, 2)} | ${f(r.probe?.loopDelayMs.p99 ?? NaN, 1)} | ${f(r.probe?.cpuPercent ?? NaN)} | ${r.failures} |`,
+      ),
+    );
+  }
+  const profiles = input.measurements.filter((m) => m.profile);
+  if (profiles.length > 0) md.push('', '## CPU profiles (top self time)', '', ...profiles.map((m) => m.profile!));
+  md.push('');
+  return {
+    json: {
+      started: input.startedAt.toISOString(),
+      engine,
+      machine: { cpus: os.cpus().length, node: process.version, loadAverageAtEnd: loadAverage() },
+      code: { self: input.self.label, others: input.others.map((c) => c.label), bundleRebuilds: input.self.rebuilds },
+      settings: { rounds, duration, warmup, connections, orders: input.manifest.orders, merchants: input.manifest.merchants, days: input.manifest.days, seed: input.manifest.seed, openLoopRate, openLoopDuration, referenceCommit: opts['reference-commit'], pgPool: opts['pg-pool'] },
+      startup: { listenMsBundle: listenMs, listenMsBundleMedian: listenMedian, listenMsTsx: input.tsxListenMs, idleRssMb: input.idleRssMb },
+      summaries,
+      measurements: input.measurements,
+      openLoop: input.openLoop,
+    },
+    markdown: md.join('\n'),
+  };
 }
 
 await main();

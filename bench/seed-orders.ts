@@ -28,7 +28,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import { computeBuyFees, computeSellFees, type FeeSettings } from '../src-shared/fees';
 import { ORDER_TYPE, type OrderStatus, type PayMethod } from '../src-shared/constants';
 import type { TransitionSource } from '../src-shared/order-state-machine';
-import { isMerchantAccount, orderPostings, type LedgerKind } from '../src-main/ledger/posting-rules';
+import { isMerchantAccount, orderPostings, type HoldKind, type LedgerKind } from '../src-main/ledger/posting-rules';
+
+/** What an order's own postings can be (no operator adjustments, no withdrawal holds). */
+type OrderLedgerKind = Exclude<LedgerKind, 'adjustment' | HoldKind>;
 import { checkoutUrl } from '../src-main/channels/sandbox-driver';
 import { openService } from '../src-main/service';
 import type { Clock } from '../src-main/services/context';
@@ -254,7 +257,7 @@ export async function seedBenchDatabase(options: SeedOptions): Promise<SeedManif
           const amounts = { cny_amount: amountMenu[ai]!, ...f };
 
           // The order's life up to `now`: [time, from, to, source, reason, ledger effect].
-          const steps: [number, OrderStatus, OrderStatus, TransitionSource, string, LedgerKind | null][] = [];
+          const steps: [number, OrderStatus, OrderStatus, TransitionSource, string, OrderLedgerKind | null][] = [];
           const jobs: [string, number][] = [];
           const r = rnd();
           const t1 = createtime + 5 + Math.floor(rnd() * 600);
@@ -322,7 +325,7 @@ export async function seedBenchDatabase(options: SeedOptions): Promise<SeedManif
           }
           const orderNo = params[0] as string;
           const balance = balances.get(m.id)!;
-          const post = (kind: Exclude<LedgerKind, 'adjustment'>, reason: string, at: number) => {
+          const post = (kind: OrderLedgerKind, reason: string, at: number) => {
             const postings = orderPostings(kind, amounts);
             const txId = Number(insertLedgerTx.run(kind, m.id, orderId, reason, at).lastInsertRowid);
             for (const p of postings) {
@@ -336,7 +339,7 @@ export async function seedBenchDatabase(options: SeedOptions): Promise<SeedManif
           if (orderType === 2) post('sell_freeze', `${orderNo}: reserved for payout`, createtime);
           for (const [at, from, to, source, reason, effect] of steps) {
             insertTransition.run(orderId, from, to, source, reason, at);
-            if (effect) post(effect as Exclude<LedgerKind, 'adjustment'>, `${orderNo}: ${from} → ${to} (${reason})`, at);
+            if (effect) post(effect, `${orderNo}: ${from} → ${to} (${reason})`, at);
           }
           for (const [kind, due] of jobs) insertJob.run(orderId, kind, due, createtime);
           const list = (samples[String(m.id)] ??= []);

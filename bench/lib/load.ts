@@ -40,7 +40,15 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[i]!;
 }
 
-export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+interface Collected {
+  latencies: Float64Array;
+  count: number;
+  failures: number;
+  failureSample: string | undefined;
+  duration: number;
+}
+
+async function collect(spec: LoadSpec, url: string, connections: number): Promise<Collected> {
   const expected = spec.expectStatus ?? 200;
   let latencies = new Float64Array(1 << 16);
   let count = 0;
@@ -48,8 +56,8 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   let failureSample: string | undefined;
   // Without a callback autocannon returns its run as a promise that is also an event emitter.
   const instance = autocannon({
-    url: spec.url,
-    connections: spec.connections,
+    url,
+    connections,
     duration: spec.durationSeconds,
     timeout: 10,
     requests: [
@@ -76,15 +84,36 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     latencies[count++] = responseTime;
   });
   const result = await instance;
-  const sorted = latencies.subarray(0, count).sort();
+  return { latencies: latencies.subarray(0, count), count, failures: failures + result.errors + result.timeouts, failureSample, duration: result.duration };
+}
+
+function summarise(parts: Collected[]): LoadResult {
+  const count = parts.reduce((n, p) => n + p.count, 0);
+  const all = new Float64Array(count);
+  let at = 0;
+  for (const p of parts) {
+    all.set(p.latencies, at);
+    at += p.count;
+  }
+  const sorted = all.sort();
   return {
     requests: count,
-    rps: count / result.duration,
+    rps: parts.reduce((n, p) => n + p.count / p.duration, 0),
     p50: percentile(sorted, 50),
     p90: percentile(sorted, 90),
     p99: percentile(sorted, 99),
     max: sorted[count - 1] ?? NaN,
-    failures: failures + result.errors + result.timeouts,
-    failureSample,
+    failures: parts.reduce((n, p) => n + p.failures, 0),
+    failureSample: parts.find((p) => p.failureSample)?.failureSample,
   };
+}
+
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  return summarise([await collect(spec, spec.url, spec.connections)]);
+}
+
+/** The same load split evenly over several servers at once (instances on one database); one result for all. */
+export async function runLoadSplit(spec: Omit<LoadSpec, 'url'>, urls: string[]): Promise<LoadResult> {
+  const per = Math.max(1, Math.round(spec.connections / urls.length));
+  return summarise(await Promise.all(urls.map((url) => collect({ ...spec, url }, url, per))));
 }

@@ -1,0 +1,51 @@
+/**
+ * Preloaded into the benchmark's server children (`node --import <this file>
+ * …`), never part of the product: with MERCHANT_CONSOLE_BENCH_METRICS=<file>
+ * set, it samples the process's event-loop delay (perf_hooks
+ * monitorEventLoopDelay, 1 ms resolution) and, on each SIGUSR2, appends one
+ * JSON line to <file> with the delay percentiles, CPU time and RSS since the
+ * previous SIGUSR2, then starts over. The bench sends SIGUSR2 right before
+ * and right after each measured period. Being a preload, it measures any
+ * checkout (`--serve-from`) and the references the same way, with no hook in
+ * the service's code.
+ *
+ * Plain JavaScript: it runs before tsx or the CLI bundle is loaded.
+ */
+import fs from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+const file = process.env.MERCHANT_CONSOLE_BENCH_METRICS;
+if (file) {
+  const RESOLUTION_MS = 1;
+  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  histogram.enable();
+  let cpu = process.cpuUsage();
+  let since = process.hrtime.bigint();
+  const ms = (ns) => ns / 1e6;
+  process.on('SIGUSR2', () => {
+    const now = process.hrtime.bigint();
+    const used = process.cpuUsage(cpu);
+    const seconds = Number(now - since) / 1e9;
+    // The histogram records the time between two ticks of a 1 ms timer; the delay is what exceeds the 1 ms.
+    const delay = (v) => Math.max(0, ms(v) - RESOLUTION_MS);
+    const line = {
+      pid: process.pid,
+      seconds,
+      samples: histogram.count,
+      loopDelayMs: {
+        p50: delay(histogram.percentile(50)),
+        p90: delay(histogram.percentile(90)),
+        p99: delay(histogram.percentile(99)),
+        p999: delay(histogram.percentile(99.9)),
+        max: delay(histogram.max),
+        mean: delay(histogram.mean),
+      },
+      cpuPercent: ((used.user + used.system) / 1e6 / seconds) * 100,
+      rssMb: process.memoryUsage.rss() / 2 ** 20,
+    };
+    fs.appendFileSync(file, JSON.stringify(line) + '\n');
+    histogram.reset();
+    cpu = process.cpuUsage();
+    since = now;
+  });
+}
