@@ -7,6 +7,7 @@
  * adjustment) and the audit entries all of that appended. Also a dump of
  * every copied table, to compare two stores row by row.
  */
+import type { Role } from '../../../src-shared/auth/permissions';
 import { createSecretBox } from '../../../src-main/crypto/secret-box';
 import { createAccountRepository } from '../../../src-main/repositories/account-repository';
 import { createApprovalRepository } from '../../../src-main/repositories/approval-repository';
@@ -84,13 +85,16 @@ export async function seedTeamRecords(service: MerchantConsoleService, masterKey
     return { owner, finance };
   });
 
-  const party = (accountId: number, login: string, role: string, merchantIds: number[] | null): ApprovalParty => ({
-    accountId,
-    via: 'console',
-    merchantIds,
-    platform: merchantIds === null,
-    audit: { kind: 'account', accountId, login, role, address: '10.0.0.7', userAgent: 'Firefox' },
-  });
+  // Built loosely and cast: ApprovalParty is gaining members (the account's role) in the console work under way.
+  const party = (accountId: number, login: string, role: Role, merchantIds: number[] | null) =>
+    ({
+      accountId,
+      role,
+      via: 'console',
+      merchantIds,
+      platform: merchantIds === null,
+      audit: { kind: 'account', accountId, login, role, address: '10.0.0.7', userAgent: 'Firefox' },
+    }) as ApprovalParty;
   const olga = party(owner, 'olga', 'owner', null);
   const fang = party(finance, 'fang', 'finance', [merchantId]);
   const withdrawal = (fen: number) => ({
