@@ -88,9 +88,14 @@ const STATE_TEXT: Record<Exclude<CheckoutState, 'payable'>, { cls: string; text:
   cancelled: { cls: 'bad', text: 'This order was cancelled.' },
 };
 
+/** The page's QR code of a URL, as the `src` of its image. */
+export async function qrCodeImageSrc(url: string): Promise<string> {
+  const qr = await QRCode.toString(url, { type: 'svg', margin: 1, width: 180, errorCorrectionLevel: 'M' });
+  return `data:image/svg+xml;base64,${Buffer.from(qr, 'utf8').toString('base64')}`;
+}
+
 export async function renderCheckoutPage(v: CheckoutView): Promise<string> {
-  const qr = await QRCode.toString(v.pageUrl, { type: 'svg', margin: 1, width: 180, errorCorrectionLevel: 'M' });
-  const qrSrc = `data:image/svg+xml;base64,${Buffer.from(qr, 'utf8').toString('base64')}`;
+  const qrSrc = await qrCodeImageSrc(v.pageUrl);
   const amount = formatFen(v.amountFen);
   const body =
     v.state === 'payable'
