@@ -24,6 +24,7 @@ import type { MerchantConsoleService } from '../../../src-main/service';
 import { expectLedgerConsistent, newBuy } from '../../support/money';
 import { rawRequest, type RawResponse } from '../../support/http-raw';
 import { read, seedMerchant, write, type SeededMerchant } from '../../support/service-harness';
+import { checkAnswersAgainstOpenApi } from '../../support/openapi-conformance';
 import { openSharedService } from '../../support/shared-service';
 
 const BASE = '/addons/paychannel/merchant';
@@ -139,7 +140,8 @@ beforeAll(async () => {
   existingOrderNo = order.order_no;
   payToken = order.pay_token!;
   otherOrderNo = (await newBuy(service, other)).order_no;
-  listener = await startListener(service, { host: '127.0.0.1', port: 0, logger: false, rateLimits: RATE_LIMITS_OFF });
+  // Every refusal must also be an answer the OpenAPI document describes (reported by the test that got it).
+  listener = await startListener(service, { host: '127.0.0.1', port: 0, logger: false, rateLimits: RATE_LIMITS_OFF, setup: checkAnswersAgainstOpenApi });
 });
 
 afterAll(async () => {

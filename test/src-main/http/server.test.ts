@@ -7,6 +7,7 @@ import type { BuyOrderView } from '../../../src-shared/schemas/merchant-api';
 import { rawRequest } from '../../support/http-raw';
 import { clientFor, seedMerchant, testListener, testService } from '../../support/service-harness';
 import { captureLog } from '../../support/log-capture';
+import { checkAnswersAgainstOpenApi } from '../../support/openapi-conformance';
 
 /** The responses one connection received, in order: status and body of each. */
 function splitResponses(raw: string): { status: number; body: string }[] {
@@ -26,7 +27,7 @@ function splitResponses(raw: string): { status: number; body: string }[] {
 describe('listener shutdown', () => {
   it('answers a request that arrives while it drains with the envelope: 503, code 5030', async () => {
     const service = await testService();
-    const app = buildHttpApp(service, { console: false, rateLimits: RATE_LIMITS_OFF });
+    const app = buildHttpApp(service, { console: false, rateLimits: RATE_LIMITS_OFF, setup: checkAnswersAgainstOpenApi });
     let routed!: () => void;
     const firstRouted = new Promise<void>((resolve) => (routed = resolve));
     app.post('/test/in-flight', { onRequest: (_request, _reply, done) => (routed(), done()) }, async () => ({ ok: true }));
@@ -81,7 +82,7 @@ describe('a client that gives up mid-request', () => {
 describe('a request the parser refuses', () => {
   it('gets one 431 answer and a clean close while the client is still sending, never a reset', async () => {
     const service = await testService();
-    const app = buildHttpApp(service, { console: false, rateLimits: RATE_LIMITS_OFF });
+    const app = buildHttpApp(service, { console: false, rateLimits: RATE_LIMITS_OFF, setup: checkAnswersAgainstOpenApi });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as net.AddressInfo;
     const serverSockets: Promise<boolean>[] = [];
