@@ -215,6 +215,29 @@ describe('order work with several instances on one store', () => {
     await expectLedgerConsistent(a);
   });
 
+  it('two instances sweeping the same expired buys at once cancel each order once', async () => {
+    const { clock, a, b } = await twoInstances();
+    const m = await seedMerchant(a, 'M');
+    const total = 2 * EXPIRY_BATCH + 50; // several batches, so the two sweeps run side by side
+    const buys = await write(a, async (tx) => {
+      const out: OrderRow[] = [];
+      for (let i = 0; i < total; i++) {
+        out.push(await a.services.orders.createBuy(tx, m.id, { order_type: 1, cny_amount: 10_000, paychannel_id: m.channels.beta, paychannel_paymethod: 'alipay' }));
+      }
+      return out;
+    });
+    clock.advance(1800);
+    const [ra, rb] = await Promise.all([a.work.runDue(), b.work.runDue()]);
+    expect(ra.orders.expired + rb.orders.expired).toBe(total);
+    const transitions = await read(a, (tx) =>
+      tx.all<{ order_id: number; n: number }>("SELECT order_id, count(*) AS n FROM order_transitions WHERE to_status = 'cancelled' GROUP BY order_id ORDER BY order_id"),
+    );
+    expect(transitions).toEqual(buys.map((o) => ({ order_id: o.id, n: 1 })));
+    expect(await read(a, (tx) => tx.all("SELECT status, count(*) AS n FROM orders GROUP BY status"))).toEqual([{ status: 'cancelled', n: total }]);
+    // Nothing left for a later sweep.
+    expect(await Promise.all([a.work.runDue(), b.work.runDue()])).toMatchObject([{ orders: { expired: 0 } }, { orders: { expired: 0 } }]);
+  });
+
   it('a job claimed by an instance that died is run by another once the claim runs out', async () => {
     const { clock, a, b } = await twoInstances();
     const m = await seedMerchant(a, 'M', { balance: 1_000_000 });
