@@ -30,7 +30,7 @@ export const MIN_SERVER_VERSION_NUM = 150000;
 
 export interface PostgresStoreOptions {
   url: string;
-  /** Connections in the pool (default 10). */
+  /** Connections in the pool (default DEFAULT_POOL_SIZE). */
   poolSize?: number;
   /** Apply migrations up to this version only (tests of older versions). */
   targetVersion?: number;
@@ -45,6 +45,9 @@ export interface PostgresStore extends Store {
   /** Runs fn on one connection outside the pool's units of work (advisory locks, LISTEN); release it afterwards. */
   connect(): Promise<pg.PoolClient>;
 }
+
+/** Connections per instance (docs/deployment.md sizes the server by it). */
+export const DEFAULT_POOL_SIZE = 10;
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -263,7 +266,7 @@ const MAX_RETRIES = 5;
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const pool = new pg.Pool({
     connectionString: options.url,
-    max: options.poolSize ?? 10,
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
     types: typeParsers,
     application_name: options.applicationName ?? 'merchant-console',
     connectionTimeoutMillis: 10_000,
