@@ -148,7 +148,7 @@ interface StatusResult {
 export const dbCommands: CommandDef[] = [
   defineCommand({
     name: 'db copy',
-    summary: 'copy a whole store into an empty one: a data dir (SQLite) to postgres://…, or back; verifies row counts and the ledger',
+    summary: 'copy a whole store into an empty one: a data dir (SQLite) to postgres://…, or back; verifies row counts, the ledger and the audit trail',
     usage:
       'db copy --from DATA_DIR|postgres://… --to postgres://…|DATA_DIR [--master-key-file FILE]\n' +
       '  the target must be empty; the secrets are copied sealed, so the target is used with the same master key\n' +
