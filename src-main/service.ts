@@ -34,6 +34,11 @@ import type { CallbackDispatcherOptions } from './background/callback-dispatcher
 import { createCallbackService } from './services/callback-service';
 import { createIdempotencyService } from './services/idempotency-service';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../src-shared/constants';
+import { createAuditService } from './services/audit-service';
+import { createAccountService } from './services/account-service';
+import { createApprovalService } from './services/approval-service';
+import { createAdminActions } from './services/admin-actions';
+import { createApprovalExecutors } from './services/approval-executors';
 
 export interface ServiceOptions {
   /** The data dir: the SQLite store (unless databaseUrl), the default master key file, service.json. */
@@ -142,11 +147,19 @@ async function assemble(store: Store, options: ServiceOptions) {
     ledger,
     lifecycle,
     callbacks,
-    idempotency,
   });
   const requestAuth = createRequestAuthService({ clock, nonces: repos.nonces, merchants });
   const settings = createSettingsService({ settings: repos.settings });
-  const consoleAuth = createConsoleAuthService({ clock, consoleAuth: repos.consoleAuth });
+  const audit = createAuditService({ clock, audit: repos.audit });
+  const consoleAuth = createConsoleAuthService({ clock, secretBox, consoleAuth: repos.consoleAuth, accounts: repos.accounts, audit });
+  const accounts = createAccountService({
+    clock,
+    secretBox,
+    accounts: repos.accounts,
+    merchants: repos.merchants,
+    audit,
+    endSessionsOf: (tx, accountId) => consoleAuth.endSessionsOf(tx, accountId),
+  });
   // Channels, their notifications and the work the service does on its own (docs/order-lifecycle.md).
   const channelNotify = createChannelNotifyService({ clock, channels: repos.channels, orders: repos.orders, nonces: repos.nonces, drivers, lifecycle });
   const sandbox = createSandboxService({
@@ -157,7 +170,20 @@ async function assemble(store: Store, options: ServiceOptions) {
     drivers,
     notify: channelNotify,
   });
+  const adminActions = createAdminActions({ audit, merchants, channels, paymentMethods, orderAdmin, lifecycle, callbacks, sandbox, settings });
+  const approvals = createApprovalService({
+    clock,
+    secretBox,
+    approvals: repos.approvals,
+    accounts: repos.accounts,
+    merchants: repos.merchants,
+    audit,
+    ledger,
+    verifyTotp: (tx, accountId, code) => accounts.verifyTotp(tx, accountId, code),
+    executors: createApprovalExecutors({ secretBox, merchants: repos.merchants, orders, accounts, adminActions, audit }),
+  });
   const work = createServiceWork({
+    approvals,
     store,
     clock,
     instanceId,
@@ -202,6 +228,10 @@ async function assemble(store: Store, options: ServiceOptions) {
       sandbox,
       callbacks,
       idempotency,
+      audit,
+      accounts,
+      approvals,
+      adminActions,
     },
     drivers,
     /** Scheduled work (expiry, payouts, settlement, callbacks): `work.runDue()`; timers in background/background-work.ts. */

@@ -12,7 +12,7 @@ import type { MerchantRepository } from '../repositories/merchant-repository';
 import type { OrderLifecycleRepository } from '../repositories/order-lifecycle-repository';
 import type { OrderRepository } from '../repositories/order-repository';
 import type { ClusterLockRepository } from '../repositories/cluster-lock-repository';
-import type { ReadTx, Store } from '../store/store';
+import type { ReadTx, Store, WriteTx } from '../store/store';
 import type { CallbackUrlPolicy } from '../callbacks/callback-url-policy';
 import type { CallbackService } from '../services/callback-service';
 import type { ConsoleAuthService } from '../services/console-auth-service';
@@ -50,6 +50,8 @@ export interface ServiceWorkDeps {
   claimSeconds?: number | undefined;
   /** Where callbacks may go (read at every attempt). */
   callbackPolicy(tx: ReadTx): Promise<CallbackUrlPolicy>;
+  /** Approval requests past their 24 h end (holds released). */
+  approvals: { expireDue(tx: WriteTx): Promise<number>; nextExpiry(tx: ReadTx): Promise<number | null> };
 }
 
 export interface Backlog {
@@ -107,6 +109,9 @@ export function createServiceWork(deps: ServiceWorkDeps) {
      * done. `callbacksOfOrder` limits the callbacks sent to one order's.
      */
     async runDue(options: { callbacksOfOrder?: number } = {}): Promise<WorkReport> {
+      // Expired approval requests first: a withdrawal's held funds are free again before anything else runs.
+      const expiry = await deps.store.read((tx) => deps.approvals.nextExpiry(tx));
+      if (expiry !== null && expiry <= deps.clock.now()) while ((await deps.store.write((tx) => deps.approvals.expireDue(tx))) > 0);
       const orderReport = await runOrders();
       const callbackAttempts = await callbacks.runDue(options.callbacksOfOrder);
       return { orders: orderReport, callbackAttempts };
@@ -114,7 +119,8 @@ export function createServiceWork(deps: ServiceWorkDeps) {
 
     /** Earliest due time of stored work (Unix seconds), or null when nothing is scheduled. */
     async nextDue(): Promise<number | null> {
-      const times = [await orders.nextDue(), await callbacks.nextDue()].filter((t): t is number => t !== null);
+      const approvalExpiry = await deps.store.read((tx) => deps.approvals.nextExpiry(tx));
+      const times = [await orders.nextDue(), await callbacks.nextDue(), approvalExpiry].filter((t): t is number => t !== null);
       return times.length ? Math.min(...times) : null;
     },
 

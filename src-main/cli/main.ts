@@ -9,7 +9,7 @@ import { sandboxCommands } from './commands/sandbox-commands';
 import { callbackCommands } from './commands/callback-commands';
 import { serveCommand } from './commands/serve-command';
 import { signCommand } from './commands/sign-command';
-import { consoleTokenCommands } from './commands/console-token-command';
+import { accountCommands } from './commands/account-commands';
 import { dbCommands } from './commands/db-commands';
 import { openapiCommand } from './commands/openapi-command';
 import { describeError, parseCommandArgs, UsageError, type CommandDef, type CommandIo } from './command';
@@ -20,7 +20,7 @@ export const COMMANDS: CommandDef[] = [
   ...moneyCommands,
   ...sandboxCommands,
   ...callbackCommands,
-  ...consoleTokenCommands,
+  ...accountCommands,
   ...dbCommands,
   signCommand,
   openapiCommand,

@@ -5,6 +5,8 @@
  * store (the owner: the operating-system account is the boundary).
  */
 import { ROLE_PERMISSIONS, roleCan, type Permission, type Role } from '../../src-shared/auth/permissions';
+import type { ApprovalParty } from '../services/approval-service';
+import type { AuditActor } from '../services/audit-service';
 
 export interface AccountCaller {
   kind: 'account';
@@ -14,6 +16,8 @@ export interface AccountCaller {
   /** null: every merchant (platform staff). */
   merchantIds: readonly number[] | null;
   sessionId: string;
+  /** password: the TOTP code is awaited; enrol: two-factor sign-in must be enrolled first; full. */
+  stage: 'password' | 'enrol' | 'full';
   address: string | null;
   userAgent: string | null;
 }
@@ -28,6 +32,25 @@ export interface DesktopCaller {
 }
 
 export type Caller = AccountCaller | DesktopCaller;
+
+/** Who the audit trail names for a caller's actions. */
+export function auditActorOf(caller: Caller): AuditActor {
+  return caller.kind === 'account'
+    ? { kind: 'account', accountId: caller.accountId, login: caller.login, role: caller.role, address: caller.address, userAgent: caller.userAgent }
+    : { kind: 'desktop', accountId: caller.accountId, login: caller.login, role: caller.role };
+}
+
+/** The caller as the approval service sees it. */
+export function approvalPartyOf(caller: Caller): ApprovalParty {
+  return {
+    accountId: caller.accountId,
+    role: caller.role,
+    via: caller.kind === 'desktop' ? 'desktop' : 'console',
+    merchantIds: caller.merchantIds,
+    platform: caller.merchantIds === null,
+    audit: auditActorOf(caller),
+  };
+}
 
 export function callerCan(caller: Caller, permission: Permission): boolean {
   return roleCan(caller.role, permission);

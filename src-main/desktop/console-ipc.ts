@@ -14,10 +14,17 @@ import { CONSOLE_METHODS, ipcChannelOf, type ConsoleMethod } from '../../src-sha
 import { AppError, ErrorCode, type Envelope } from '../../src-shared/errors';
 import { dispatchConsoleCall, type ConsoleDispatchLog, type ConsoleHandlers } from '../console-api/console-handlers';
 import { errorEnvelope } from '../http/envelope';
+import type { Caller } from '../console-api/caller';
 import { isTrustedUrl } from './content-security';
 
 export interface ConsoleIpcOptions {
   trustedOrigins: readonly string[];
+  /**
+   * Who the window's calls are made as: the owner of the desktop's own store
+   * (the operating-system account is the boundary), or null while the app
+   * lock is on.
+   */
+  caller(): Caller | null;
   log?: ConsoleDispatchLog & { warn(line: string): void };
 }
 
@@ -44,7 +51,7 @@ export async function guardedConsoleCall(
     return errorEnvelope(new AppError(ErrorCode.FOREIGN_ORIGIN, FOREIGN_SENDER_MESSAGE));
   }
   if (args.length > 1) return errorEnvelope(new AppError(ErrorCode.VALIDATION, 'request: a console call takes one request object'));
-  return dispatchConsoleCall(handlers, method, args[0], options.log);
+  return dispatchConsoleCall(handlers, method, args[0], options.caller(), options.log);
 }
 
 /** Registers every contract method; returns the function that removes them (on quit). */

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, safeStorage, session, shell } from 'electron';
 import type { BackgroundWork, BackgroundWorkOptions } from '../background/background-work';
 import { createConsoleHandlers } from '../console-api/console-handlers';
-import { shutdownHost, startHostRuntime, type HostRuntime } from '../host';
+import { startHost, type Host, type HostListening } from '../host';
 import type { Checkpointer } from '../store/sqlite/checkpointer';
 import type { SqliteStore } from '../store/sqlite/sqlite-store';
 import type { ListenerSettings } from '../../src-shared/schemas/console';
@@ -24,6 +24,7 @@ import { openService, type MerchantConsoleService } from '../service';
 import { acquireDataDirLock, APP_DIR_NAME, DATA_DIR_ENV, DataDirLockedError, type DataDirLock } from '../store/data-dir';
 import { handleAppProtocol, registerAppScheme } from './app-protocol';
 import { registerConsoleIpc } from './console-ipc';
+import type { DesktopCaller } from '../console-api/caller';
 import { APP_ENTRY_URL, contentSecurityPolicy, isTrustedUrl, originOf, trustedOrigins } from './content-security';
 import { createListenerControl, type ListenerControl } from './listener-control';
 import { bindingMismatch, chooseNativeBinding, parseStamp } from './native-binding';
@@ -123,7 +124,8 @@ export function runDesktop(options: DesktopOptions) {
   let lock: DataDirLock | null = null;
   let service: MerchantConsoleService | null = null;
   let listener: ListenerControl | null = null;
-  let runtime: HostRuntime | null = null;
+  let host: Host<HostListening> | null = null;
+  let startup: Promise<void> | null = null;
   let unregisterIpc: (() => void) | null = null;
   let window: BrowserWindow | null = null;
   let stopping: Promise<void> | null = null;
@@ -181,26 +183,32 @@ export function runDesktop(options: DesktopOptions) {
     }
 
     const nativeBinding = resolveNativeBinding(process.resourcesPath ?? '');
-    lock = lockDataDir(dataDir, nativeBinding);
-    const key = await openDesktopMasterKey({ dataDir, safeStorage, keychain: env[KEYCHAIN_ENV] === 'off' ? 'off' : 'on' });
-    log.info(key.note);
-    service = await openService({ dataDir, masterKeyStore: key.store, nativeBinding });
-    const opened = service;
-    listener = createListenerControl(opened, {
-      settings: () => (options.listenerSettings ? options.listenerSettings(opened) : opened.store.read((tx) => opened.services.settings.listener(tx))),
+    const started = await startHost({
+      lock: () => (lock = lockDataDir(dataDir, nativeBinding)),
+      openService: async () => {
+        const key = await openDesktopMasterKey({ dataDir, safeStorage, keychain: env[KEYCHAIN_ENV] === 'off' ? 'off' : 'on' });
+        log.info(key.note);
+        return (service = await openService({ dataDir, masterKeyStore: key.store, nativeBinding }));
+      },
+      listen: async (opened) => {
+        const control = (listener = createListenerControl(opened, {
+          settings: () => (options.listenerSettings ? options.listenerSettings(opened) : opened.store.read((tx) => opened.services.settings.listener(tx))),
+        }));
+        const listening = await control.start();
+        if (listening.error) log.warn(`listener not started: ${listening.error}`);
+        else if (listening.url) log.info(`merchant API listening on ${listening.url}`);
+        return { listener: control, url: listening.url };
+      },
+      runtime: {
+        onError: (source, message) => log.warn(`${source}: ${message}`),
+        ...(options.startBackgroundWork ? { startBackgroundWork: options.startBackgroundWork } : {}),
+        ...(options.startCheckpointer ? { startCheckpointer: options.startCheckpointer } : {}),
+      },
+      warn: (line) => log.warn(line),
     });
-    const listening = await listener.start();
-    if (listening.error) log.warn(`listener not started: ${listening.error}`);
-    else if (listening.url) log.info(`merchant API listening on ${listening.url}`);
-    lock.describe({ url: listening.url });
-    // After the listener is up, like serve (host.ts): catches up on whatever fell due while the app was closed.
-    runtime = await startHostRuntime(opened, {
-      onError: (source, message) => log.warn(`${source}: ${message}`),
-      ...(options.startBackgroundWork ? { startBackgroundWork: options.startBackgroundWork } : {}),
-      ...(options.startCheckpointer ? { startCheckpointer: options.startCheckpointer } : {}),
-    });
-
-    const control = listener;
+    host = started;
+    const opened = started.service;
+    const control = started.listening.listener;
     const handlers = createConsoleHandlers(opened, {
       version: app.getVersion(),
       listenerUrl: () => control.state().url,
@@ -213,8 +221,12 @@ export function runDesktop(options: DesktopOptions) {
         else log.info(applied.url ? `merchant API listening on ${applied.url}` : 'listener switched off');
       },
     });
+    // The person at the computer is the owner of the desktop's own store (docs/accounts.md, "Desktop").
+    const owner = await opened.store.write((tx) => opened.services.accounts.ensureDesktopOwner(tx));
+    const desktopCaller: DesktopCaller = { kind: 'desktop', role: 'owner', merchantIds: null, accountId: owner.id, login: owner.login };
     unregisterIpc = registerConsoleIpc(ipcMain, handlers, {
       trustedOrigins: origins,
+      caller: () => desktopCaller,
       log: { warn: (l) => log.warn(l), error: ({ method, err }) => log.error(`console call ${method} failed: ${(err as Error)?.stack ?? String(err)}`) },
     });
 
@@ -228,10 +240,15 @@ export function runDesktop(options: DesktopOptions) {
   function stop(): Promise<void> {
     if (!stopping) {
       stopping = (async () => {
+        if (state === 'starting') {
+          // Quit while starting: the host is taken down once start-up is over (a failed start took itself down).
+          state = 'stopping';
+          await startup?.catch(() => undefined);
+        }
         if (state !== 'failed') state = 'stopping';
         unregisterIpc?.();
         unregisterIpc = null;
-        await shutdownHost({ listener, runtime, service, lock }, (line) => log.warn(line));
+        await host?.stop();
         if (state !== 'failed') state = 'stopped';
       })();
     }
@@ -256,7 +273,7 @@ export function runDesktop(options: DesktopOptions) {
 
   const started = app
     .whenReady()
-    .then(start)
+    .then(() => (startup = start()))
     .catch(async (err: unknown) => {
       state = 'failed';
       const message = err instanceof Error ? err.message : String(err);

@@ -1,14 +1,15 @@
 /**
  * The browser transport of the console on the embedded listener
  * (docs/console.md):
- *   GET  /console/login?token=…  exchanges a login token for a session cookie
- *   GET  /console/…              the built console (static), session required
- *   POST /console/logout         ends the session
- *   POST /console-api/<method>   the console API contract, session required
+ *   GET  /console/…              the built console (static): the sign-in page until a session exists
+ *   POST /console/sign-in, /console/sign-in/totp, /console/setup, /console/password, /console/logout
+ *                                signing in and out (src-shared/console-api/sign-in-contract.ts)
+ *   POST /console-api/<method>   the console API contract, for the session's account
  * Every console request must name a Host this listener answers to; every
  * POST must be same-origin (Origin = this host, JSON content type) on top of
- * the SameSite=Strict cookie. Sessions are read from the store on every
- * request, so `console-token reset` from another process applies at once.
+ * the SameSite=Strict cookie. Sessions and their accounts are read from the
+ * store on every request, so a change by the CLI or another instance (an
+ * account disabled, its sessions ended) applies at once.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,17 +18,19 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ErrorCode, httpStatusOf, SUCCESS_CODE, type ErrorCode as ErrorCodeType } from '../../src-shared/errors';
-import { CONSOLE_HTTP_PREFIX, CONSOLE_LOGOUT_PATH } from '../../src-shared/console-api/methods';
+import { CONSOLE_HTTP_PREFIX } from '../../src-shared/console-api/methods';
+import { signInContract, type SignInCall, type SignInResponse } from '../../src-shared/console-api/sign-in-contract';
+import { parseOrThrow } from '../../src-shared/validation/parse';
+import type { z } from 'zod';
+import { hashPassword } from '../auth/password-hash';
+import type { AccountCaller } from '../console-api/caller';
 import { dispatchConsoleCall, type ConsoleHandlers } from '../console-api/console-handlers';
 import type { MerchantConsoleService } from '../service';
-import { CONSOLE_SESSION_MAX_AGE, sessionExpired, type ConsoleSession } from '../services/console-auth-service';
-import { successEnvelope } from './envelope';
+import { CONSOLE_SESSION_MAX_AGE, sessionExpired, type ClientInfo, type ConsoleSession } from '../services/console-auth-service';
+import { errorEnvelope, successEnvelope } from './envelope';
 import { pages } from './console-pages';
 
 export const CONSOLE_PATH = '/console/';
-export const CONSOLE_LOGIN_PATH = '/console/login';
-// The renderer's sign-out posts to it, so the path lives in src-shared.
-export { CONSOLE_LOGOUT_PATH };
 /** Env override of where the built console is. */
 export const CONSOLE_DIR_ENV = 'MERCHANT_CONSOLE_UI_DIR';
 
@@ -186,14 +189,34 @@ function sendPage(reply: FastifyReply, status: number, html: string): FastifyRep
   return reply.status(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
 }
 
+/** Who sends a console request, as the audit trail and sign-in throttling see it (the proxy's client address with --trust-proxy). */
+function clientOf(request: FastifyRequest): ClientInfo {
+  const ua = request.headers['user-agent'];
+  return { address: request.ip ?? null, userAgent: typeof ua === 'string' ? ua.slice(0, 256) : null };
+}
+
+function callerOf(session: ConsoleSession, client: ClientInfo): AccountCaller {
+  return {
+    kind: 'account',
+    accountId: session.account.id,
+    login: session.account.login,
+    role: session.account.role,
+    merchantIds: session.merchantIds,
+    sessionId: session.id,
+    stage: session.stage,
+    address: client.address,
+    userAgent: client.userAgent,
+  };
+}
+
 export function registerConsoleRoutes(app: FastifyInstance, service: MerchantConsoleService, options: ConsoleRoutesOptions): void {
-  const { consoleAuth } = service.services;
+  const { consoleAuth, accounts } = service.services;
   const { store } = service;
   /**
-   * The session a cookie names (read afresh every time, so a reset from the
-   * CLI or another instance applies at once). Moving last_seen_at on, or
-   * removing an expired session, is a relaxed write: losing it to a power
-   * cut only shortens or lengthens an idle timeout.
+   * The session a cookie names, with its account (read afresh every time, so
+   * a change from the CLI or another instance applies at once). Moving
+   * last_seen_at on, or removing an expired session, is a relaxed write:
+   * losing it to a power cut only shortens or lengthens an idle timeout.
    */
   async function verifySession(credential: string | undefined): Promise<ConsoleSession> {
     const session = await store.read((tx) => consoleAuth.checkSession(tx, credential));
@@ -209,6 +232,22 @@ export function registerConsoleRoutes(app: FastifyInstance, service: MerchantCon
   const publicPort = publicPortOf(options.publicUrl);
   const cookieName = (request: FastifyRequest) => sessionCookieName(publicPort ?? localPortOf(request));
   const sessionOf = (request: FastifyRequest) => request.cookies[cookieName(request)];
+  const setSessionCookie = (request: FastifyRequest, reply: FastifyReply, credential: string) =>
+    reply.setCookie(cookieName(request), credential, { httpOnly: true, sameSite: 'strict', path: '/', secure: secureCookie, maxAge: CONSOLE_SESSION_MAX_AGE });
+
+  /** Registers one call of the sign-in contract: same-origin JSON in, its schema checked, the envelope out. */
+  function signInRoute<C extends SignInCall>(
+    scope: FastifyInstance,
+    call: C,
+    handler: (input: z.output<(typeof signInContract)[C]['request']>, request: FastifyRequest, reply: FastifyReply) => Promise<SignInResponse<C>>,
+  ): void {
+    const spec = signInContract[call];
+    scope.post(spec.path, async (request, reply) => {
+      checkSameOriginPost(request, publicOrigin);
+      const input = parseOrThrow(spec.request, request.body ?? {}, 'request') as z.output<(typeof signInContract)[C]['request']>;
+      return reply.send(successEnvelope(await handler(input, request, reply)));
+    });
+  }
 
   app.register(async (scope) => {
     await scope.register(fastifyCookie, { hook: 'onRequest' });
@@ -218,7 +257,7 @@ export function registerConsoleRoutes(app: FastifyInstance, service: MerchantCon
       // Console pages and API answers are per-session: never stored by caches (assets override below).
       reply.header('cache-control', 'no-store');
       if (!hostCheck(request)) {
-        if (request.url.startsWith(CONSOLE_HTTP_PREFIX)) throw new AppError(ErrorCode.FOREIGN_ORIGIN, 'Host: not an address of this listener');
+        if (request.url.startsWith(CONSOLE_HTTP_PREFIX) || request.method === 'POST') throw new AppError(ErrorCode.FOREIGN_ORIGIN, 'Host: not an address of this listener');
         return sendPage(reply, 403, pages.hostRefused());
       }
       return undefined;
@@ -226,13 +265,18 @@ export function registerConsoleRoutes(app: FastifyInstance, service: MerchantCon
 
     // ---------------------------------------------------------------- the API
     scope.register(async (api) => {
-      api.addHook('onRequest', async (request) => {
-        checkSameOriginPost(request, publicOrigin);
-        await verifySession(sessionOf(request));
-      });
       api.post(`${CONSOLE_HTTP_PREFIX}:method`, async (request, reply) => {
+        checkSameOriginPost(request, publicOrigin);
+        const client = clientOf(request);
+        let caller: AccountCaller;
+        try {
+          caller = callerOf(await verifySession(sessionOf(request)), client);
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          return reply.status(err.httpStatus).send(errorEnvelope(err));
+        }
         const { method } = request.params as { method: string };
-        const envelope = await dispatchConsoleCall(options.handlers, method, request.body, {
+        const envelope = await dispatchConsoleCall(options.handlers, method, request.body, caller, {
           error: ({ err }) => request.log.error({ err, method }, 'console call failed'),
         });
         const status = envelope.code === SUCCESS_CODE ? 200 : httpStatusOf(envelope.code as ErrorCodeType);
@@ -240,58 +284,62 @@ export function registerConsoleRoutes(app: FastifyInstance, service: MerchantCon
       });
     });
 
-    // ---------------------------------------------------------------- login / logout
-    // GET only: Fastify would answer HEAD with this handler too, and a HEAD (a link checker, a
-    // preview fetcher, curl -I) would spend the single-use token and open a session nobody holds.
-    scope.get(CONSOLE_LOGIN_PATH, { exposeHeadRoute: false }, async (request, reply) => {
-      const token = (request.query as Record<string, unknown>).token;
-      if (typeof token !== 'string' || token === '') {
-        try {
-          await verifySession(sessionOf(request));
-          return reply.redirect('./', 303);
-        } catch {
-          return sendPage(reply, 401, pages.signInFirst());
-        }
-      }
-      let session;
-      try {
-        session = await store.write((tx) => consoleAuth.exchangeLoginToken(tx, token));
-      } catch (err) {
-        if (err instanceof AppError) return sendPage(reply, 401, pages.loginFailed());
-        throw err;
-      }
-      reply.setCookie(cookieName(request), session.credential, {
-        httpOnly: true,
-        sameSite: 'strict',
-        path: '/',
-        secure: secureCookie,
-        maxAge: CONSOLE_SESSION_MAX_AGE,
-      });
-      // A page, not a redirect: navigating from here is same-site, so the
-      // Strict cookie goes along even when the link was opened from another site.
-      return sendPage(reply, 200, pages.signedIn());
+    // ---------------------------------------------------------------- sign-in, setup, password links, sign-out
+    // Password hashing (~0.1 s on the thread pool) runs between units of work, never inside one.
+    signInRoute(scope, 'signIn', async (input, request, reply) => {
+      const client = clientOf(request);
+      const begun = await store.read((tx) => consoleAuth.beginSignIn(tx, input.login, client));
+      const passwordOk = begun.wait === 0 && (await consoleAuth.checkPassword(begun.account, input.password));
+      const outcome = await store.write((tx) => consoleAuth.finishPasswordSignIn(tx, input.login, begun.account?.id, passwordOk, client));
+      if (!outcome.ok) throw outcome.error;
+      setSessionCookie(request, reply, outcome.session.credential);
+      return { stage: outcome.session.stage };
     });
 
-    scope.post(CONSOLE_LOGOUT_PATH, async (request, reply) => {
-      checkSameOriginPost(request, publicOrigin);
+    signInRoute(scope, 'signInTotp', async (input, request) => {
+      const outcome = await store.write((tx) => consoleAuth.finishTotpSignIn(tx, sessionOf(request), input.code, clientOf(request)));
+      if (!outcome.ok) throw outcome.error;
+      return { stage: outcome.session.stage };
+    });
+
+    signInRoute(scope, 'setup', async (input, request, reply) => {
+      const client = clientOf(request);
+      const hash = await hashPassword(input.password);
+      const session = await store.write(async (tx) => {
+        await consoleAuth.takeSetupLink(tx, input.token);
+        const actor = { kind: 'account' as const, login: input.login, role: 'owner', address: client.address, userAgent: client.userAgent };
+        const view = await accounts.create(tx, actor, { login: input.login, display_name: input.display_name, role: 'owner' }, hash);
+        return consoleAuth.openSessionFor(tx, await accounts.require(tx, view.id), client);
+      });
+      setSessionCookie(request, reply, session.credential);
+      return { stage: session.stage };
+    });
+
+    signInRoute(scope, 'setPassword', async (input, request) => {
+      const client = clientOf(request);
+      const hash = await hashPassword(input.password);
+      await store.write(async (tx) => {
+        const accountId = await consoleAuth.takePasswordLink(tx, input.token);
+        const account = await accounts.require(tx, accountId);
+        const actor = { kind: 'account' as const, accountId, login: account.login, role: account.role, address: client.address, userAgent: client.userAgent };
+        await accounts.setPassword(tx, actor, accountId, hash);
+      });
+      return { password_set: true as const };
+    });
+
+    signInRoute(scope, 'signOut', async (_input, request, reply) => {
       const credential = sessionOf(request);
-      await store.write((tx) => consoleAuth.endSession(tx, credential));
+      await store.write((tx) => consoleAuth.endSession(tx, credential, clientOf(request)));
       reply.clearCookie(cookieName(request), { path: '/', httpOnly: true, sameSite: 'strict', secure: secureCookie });
-      return reply.send(successEnvelope(null, 'signed out'));
+      return null;
     });
 
     // ---------------------------------------------------------------- the built console
+    // The bundle holds no data and no secrets: it is served to anyone, and shows the sign-in page
+    // until a session exists; every call it makes is checked (/console-api above).
     scope.register(async (site) => {
-      site.addHook('onRequest', async (request, reply) => {
+      site.addHook('onRequest', async (_request, reply) => {
         if (!consoleBundleBuilt(options.consoleDir)) return sendPage(reply, 503, pages.notBuilt());
-        try {
-          await verifySession(sessionOf(request));
-        } catch (err) {
-          if (!(err instanceof AppError)) throw err;
-          const wantsPage = request.url === '/console' || request.url.startsWith('/console/?') || request.url === CONSOLE_PATH || /\.html?(\?|$)/.test(request.url);
-          if (wantsPage) return sendPage(reply, 401, pages.signInFirst());
-          return reply.status(401).type('text/plain; charset=utf-8').send('sign in to the console first');
-        }
         return undefined;
       });
       // What the static layer refuses is the client's doing, not a server error: a path outside the
@@ -333,9 +381,4 @@ function staticRefusalStatus(err: unknown): number | undefined {
   // `send` refuses with http-errors, which mark client errors `expose`.
   if (e.expose === true && typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return e.statusCode;
   return undefined;
-}
-
-/** The URL that signs a browser in: serve prints it, `console-token new|reset` too. */
-export function consoleLoginUrl(listenerUrl: string, credential: string): string {
-  return `${listenerUrl.replace(/\/+$/, '')}${CONSOLE_LOGIN_PATH}?token=${encodeURIComponent(credential)}`;
 }

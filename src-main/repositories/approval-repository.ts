@@ -93,6 +93,9 @@ export function createApprovalRepository() {
       });
       return { rows, total };
     },
+    async nextExpiry(tx: ReadTx): Promise<number | null> {
+      return (await tx.get<{ t: number | null }>(`SELECT min(expires_at) AS t FROM approval_requests WHERE state = 'pending'`))!.t;
+    },
     /** Pending requests past their deadline, locked for the sweep (rows another instance sweeps are skipped). */
     expired(tx: WriteTx, now: number, limit: number): Promise<ApprovalRow[]> {
       const sql = `SELECT * FROM approval_requests WHERE state = 'pending' AND expires_at <= ? ORDER BY expires_at, id LIMIT ?`;

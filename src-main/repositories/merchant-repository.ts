@@ -9,11 +9,15 @@ export interface MerchantRow {
   sign_type: SignType;
   callback_url: string | null;
   enabled: 0 | 1;
+  /** Console withdrawals above this (fen) wait for a second person's approval; 0: every one. */
+  console_withdrawal_threshold: number;
+  /** Merchant-API withdrawals above this (fen) wait too; null: never held. */
+  api_withdrawal_threshold: number | null;
   createtime: number;
   updatetime: number;
 }
 
-export type NewMerchantRow = Omit<MerchantRow, 'id' | 'updatetime'>;
+export type NewMerchantRow = Omit<MerchantRow, 'id' | 'updatetime' | 'console_withdrawal_threshold' | 'api_withdrawal_threshold'>;
 
 export function createMerchantRepository() {
   return {
@@ -36,6 +40,15 @@ export function createMerchantRepository() {
     },
     async updateSecret(tx: WriteTx, id: number, apiSecretEnc: string, now: number): Promise<boolean> {
       return (await tx.run('UPDATE merchants SET api_secret_enc = ?, updatetime = ? WHERE id = ?', [apiSecretEnc, now, id])) === 1;
+    },
+    async updateLimits(tx: WriteTx, id: number, consoleThreshold: number, apiThreshold: number | null, now: number): Promise<boolean> {
+      const changed = await tx.run('UPDATE merchants SET console_withdrawal_threshold = ?, api_withdrawal_threshold = ?, updatetime = ? WHERE id = ?', [
+        consoleThreshold,
+        apiThreshold,
+        now,
+        id,
+      ]);
+      return changed === 1;
     },
     async updateProfile(tx: WriteTx, row: Pick<MerchantRow, 'id' | 'name' | 'sign_type' | 'callback_url' | 'enabled'>, now: number): Promise<boolean> {
       const changed = await tx.run(

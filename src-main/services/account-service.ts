@@ -10,8 +10,7 @@
 import { MERCHANT_LIMITABLE_ROLES, roleNeedsTotp, type Role } from '../../src-shared/auth/permissions';
 import { AppError, ErrorCode } from '../../src-shared/errors';
 import type { AccountCreateInput, AccountUpdateInput, AccountView } from '../../src-shared/schemas/accounts';
-import { hashPassword, verifyPassword } from '../auth/password-hash';
-import { newTotpEnrolment, totpStepOf } from '../auth/totp';
+import { totpStepOf } from '../auth/totp';
 import type { SecretBox } from '../crypto/secret-box';
 import type { AccountRepository, AccountRow } from '../repositories/account-repository';
 import type { MerchantRepository } from '../repositories/merchant-repository';
@@ -78,6 +77,7 @@ export function createAccountService(deps: AccountServiceDeps) {
   return {
     view,
     require,
+    findByLogin: (tx: ReadTx, login: string) => accounts.findByLogin(tx, login),
 
     async list(tx: ReadTx): Promise<AccountView[]> {
       const rows = await accounts.list(tx);
@@ -86,7 +86,12 @@ export function createAccountService(deps: AccountServiceDeps) {
       return out;
     },
 
-    async create(tx: WriteTx, actor: AuditActor, input: AccountCreateInput): Promise<AccountView> {
+    /**
+     * A new account. `passwordHash` is made beforehand, outside the unit of
+     * work (hashPassword), or NO_PASSWORD: the account gets its first
+     * password through a one-time link (the CLI).
+     */
+    async create(tx: WriteTx, actor: AuditActor, input: Omit<AccountCreateInput, 'password'>, passwordHash: string): Promise<AccountView> {
       if (input.login === DESKTOP_OWNER_LOGIN) throw new AppError(ErrorCode.VALIDATION, `login: "${DESKTOP_OWNER_LOGIN}" is reserved for the desktop app's owner`);
       if (await accounts.findByLogin(tx, input.login)) throw new AppError(ErrorCode.CONFLICT, `login: ${input.login} is taken`);
       const merchantIds = input.merchant_ids ?? null;
@@ -95,7 +100,7 @@ export function createAccountService(deps: AccountServiceDeps) {
       const id = await accounts.insert(tx, {
         login: input.login,
         display_name: input.display_name,
-        password_hash: await hashPassword(input.password),
+        password_hash: passwordHash,
         role: input.role,
         all_merchants: merchantIds === null ? 1 : 0,
         enabled: 1,
@@ -147,29 +152,37 @@ export function createAccountService(deps: AccountServiceDeps) {
       return view(tx, await require(tx, id));
     },
 
-    async changePassword(tx: WriteTx, actor: AuditActor, accountId: number, current: string, next: string): Promise<void> {
+    /**
+     * A password change by the account itself. The current password was
+     * checked and the new one hashed beforehand (outside the unit of work);
+     * `checkedHash` is the hash the current password was checked against:
+     * when it changed meanwhile, nothing is changed.
+     */
+    async changePassword(tx: WriteTx, actor: AuditActor, accountId: number, checkedHash: string, nextHash: string): Promise<void> {
       const row = await require(tx, accountId);
-      if (!(await verifyPassword(current, row.password_hash))) throw new AppError(ErrorCode.VALIDATION, 'current_password: is not this account\'s password');
-      await accounts.update(tx, accountId, { password_hash: await hashPassword(next), password_changed_at: clock.now() }, clock.now());
+      if (row.password_hash !== checkedHash) throw new AppError(ErrorCode.CONFLICT, 'current_password: the password was changed meanwhile; sign in again');
+      await accounts.update(tx, accountId, { password_hash: nextHash, password_changed_at: clock.now() }, clock.now());
       await audit.record(tx, actor, { action: 'account.password_change', target: `account ${row.login}` });
     },
 
-    /** Sets a password without the old one (a reset link, the CLI, the desktop's app lock). */
-    async setPassword(tx: WriteTx, actor: AuditActor, accountId: number, next: string): Promise<void> {
+    /** Sets a password (hashed beforehand) without the old one: a one-time link, the desktop's app lock. Other sessions end. */
+    async setPassword(tx: WriteTx, actor: AuditActor, accountId: number, nextHash: string): Promise<void> {
       const row = await require(tx, accountId);
-      await accounts.update(tx, accountId, { password_hash: await hashPassword(next), password_changed_at: clock.now() }, clock.now());
+      await accounts.update(tx, accountId, { password_hash: nextHash, password_changed_at: clock.now() }, clock.now());
       await deps.endSessionsOf(tx, accountId);
       await audit.record(tx, actor, { action: 'account.password_set', target: `account ${row.login}` });
     },
 
-    /** A new TOTP secret, kept (sealed) until a code from the app confirms it. */
-    async beginTotp(tx: WriteTx, actor: AuditActor, accountId: number): Promise<{ secret: string; otpauth_uri: string; qr_data_url: string }> {
+    /**
+     * Keeps a new TOTP secret (sealed) until a code from the app confirms it.
+     * The secret and its QR code are made beforehand (newTotpEnrolment,
+     * outside the unit of work).
+     */
+    async beginTotp(tx: WriteTx, actor: AuditActor, accountId: number, secret: string): Promise<void> {
       const row = await require(tx, accountId);
       if (row.totp_enabled === 1) throw new AppError(ErrorCode.CONFLICT, 'two-factor sign-in is on already; an owner or admin can reset it');
-      const enrolment = await newTotpEnrolment(row.login);
-      await accounts.setTotp(tx, accountId, deps.secretBox.seal(enrolment.secret), false, clock.now());
+      await accounts.setTotp(tx, accountId, deps.secretBox.seal(secret), false, clock.now());
       await audit.record(tx, actor, { action: 'account.totp_begin', target: `account ${row.login}` });
-      return { secret: enrolment.secret, otpauth_uri: enrolment.otpauthUri, qr_data_url: enrolment.qrDataUrl };
     },
 
     async confirmTotp(tx: WriteTx, actor: AuditActor, accountId: number, code: string): Promise<void> {

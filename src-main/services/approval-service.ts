@@ -10,11 +10,8 @@
  * it ends; on approval the order is created by the same service as always.
  */
 import { AppError, ErrorCode } from '../../src-shared/errors';
-import type { Role } from '../../src-shared/auth/permissions';
-import { ROLE_PERMISSIONS } from '../../src-shared/auth/permissions';
-import { formatFen } from '../../src-shared/money';
+import { ROLE_PERMISSIONS, roleCan, type Permission, type Role } from '../../src-shared/auth/permissions';
 import type { ApprovalKind, ApprovalState, ApprovalView } from '../../src-shared/schemas/accounts';
-import type { CreateSellOrderInput } from '../../src-shared/schemas/merchant-api';
 import type { SecretBox } from '../crypto/secret-box';
 import type { AccountRepository } from '../repositories/account-repository';
 import type { ApprovalRepository, ApprovalRow } from '../repositories/approval-repository';
@@ -29,6 +26,8 @@ export const APPROVAL_LIFETIME_SECONDS = 24 * 3600;
 /** Who asks or decides: an account (console, desktop), or the merchant API (a held API withdrawal). */
 export interface ApprovalParty {
   accountId: number | null;
+  /** The account's role; null for the merchant API. */
+  role: Role | null;
   via: 'console' | 'api' | 'desktop';
   /** The merchants the party acts for; null: every merchant. */
   merchantIds: readonly number[] | null;
@@ -48,21 +47,40 @@ export interface ApprovalDraft {
   hold?: number;
 }
 
-/** What an approval does, by kind; the services involved are wired in service.ts. */
+/**
+ * What an approval does, by kind; the services involved are wired in
+ * service.ts. `actor` is the approver: the change is audited as theirs.
+ */
 export interface ApprovalExecutors {
   /** Books the adjustment; answers what to show as the outcome. */
-  balance_adjustment(tx: WriteTx, payload: Record<string, unknown>): Promise<{ outcome: string; result: unknown }>;
+  balance_adjustment(tx: WriteTx, payload: Record<string, unknown>, actor: AuditActor): Promise<{ outcome: string; result: unknown }>;
   /** Creates the sell order (the same service as createOrder). */
-  withdrawal(tx: WriteTx, payload: Record<string, unknown>, held: number): Promise<{ outcome: string; result: unknown; order: OrderRow }>;
+  withdrawal(tx: WriteTx, payload: Record<string, unknown>, actor: AuditActor): Promise<{ outcome: string; result: unknown; order: OrderRow }>;
   /** Rotates the secret; `result` holds it sealed for the requester's one reveal. */
-  secret_rotation(tx: WriteTx, payload: Record<string, unknown>): Promise<{ outcome: string; result: unknown }>;
-  channel_credentials(tx: WriteTx, payload: Record<string, unknown>): Promise<{ outcome: string; result: unknown }>;
-  account_role(tx: WriteTx, payload: Record<string, unknown>): Promise<{ outcome: string; result: unknown }>;
+  secret_rotation(tx: WriteTx, payload: Record<string, unknown>, actor: AuditActor): Promise<{ outcome: string; result: unknown }>;
+  channel_credentials(tx: WriteTx, payload: Record<string, unknown>, actor: AuditActor): Promise<{ outcome: string; result: unknown }>;
+  account_role(tx: WriteTx, payload: Record<string, unknown>, actor: AuditActor): Promise<{ outcome: string; result: unknown }>;
 }
 
 /** Kinds any approver serving the merchant may decide; the others need platform staff. */
 const MERCHANT_KINDS: readonly ApprovalKind[] = ['balance_adjustment', 'withdrawal'];
-const APPROVER_ROLES: readonly Role[] = (Object.keys(ROLE_PERMISSIONS) as Role[]).filter((r) => ROLE_PERMISSIONS[r].includes('approvals.decide'));
+
+/**
+ * An approver must also be allowed to do what the request does: finance
+ * decides adjustments and withdrawals, not role changes or channel
+ * credentials (docs/accounts.md, "Two-person approval").
+ */
+export const PERMISSION_OF_KIND: Record<ApprovalKind, Permission> = {
+  balance_adjustment: 'balances.adjust',
+  withdrawal: 'orders.withdraw',
+  secret_rotation: 'merchants.rotate_secret',
+  channel_credentials: 'channels.credentials',
+  account_role: 'accounts.manage',
+};
+/** Roles that may decide requests of a kind. */
+function approverRoles(kind: ApprovalKind): Role[] {
+  return (Object.keys(ROLE_PERMISSIONS) as Role[]).filter((r) => roleCan(r, 'approvals.decide') && roleCan(r, PERMISSION_OF_KIND[kind]));
+}
 
 export interface ApprovalServiceDeps {
   clock: Clock;
@@ -96,6 +114,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
 
   function mayDecide(row: ApprovalRow, party: ApprovalParty): boolean {
     if (row.requested_by !== null && row.requested_by === party.accountId) return false;
+    if (party.role === null || !roleCan(party.role, 'approvals.decide') || !roleCan(party.role, PERMISSION_OF_KIND[row.kind])) return false;
     if (!MERCHANT_KINDS.includes(row.kind) && !party.platform) return false;
     return row.merchant_id === null ? party.platform : party.merchantIds === null || party.merchantIds.includes(row.merchant_id);
   }
@@ -195,9 +214,9 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
      * the desktop app on a store where nobody else could approve (a
      * one-person desktop: docs/accounts.md, "Desktop").
      */
-    async needed(tx: ReadTx, party: ApprovalParty, merchantId: number | null): Promise<boolean> {
+    async needed(tx: ReadTx, party: ApprovalParty, kind: ApprovalKind, merchantId: number | null): Promise<boolean> {
       if (party.via !== 'desktop') return true;
-      return (await accounts.countApprovers(tx, APPROVER_ROLES, party.accountId, merchantId)) > 0;
+      return (await accounts.countApprovers(tx, approverRoles(kind), party.accountId, merchantId)) > 0;
     },
 
     async approve(tx: WriteTx, party: ApprovalParty, id: number, totpCode: string, note: string | null): Promise<ApprovalView> {
@@ -212,13 +231,12 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
       let ended: ApprovalRow;
       try {
         const done = await tx.savepoint(async (sp) => {
-          const held = summaryOf(row).hold;
           if (row.kind === 'withdrawal') {
             // The held sum goes back first; the order then reserves its own, in the same unit of work.
             await releaseHold(sp, row, 'approved');
-            return deps.executors.withdrawal(sp, payload, held ?? 0);
+            return deps.executors.withdrawal(sp, payload, party.audit);
           }
-          return deps.executors[row.kind](sp, payload);
+          return deps.executors[row.kind](sp, payload, party.audit);
         });
         ended = await end(tx, row, 'approved', party.accountId, note, { outcome: done.outcome, ...(done.result as object) });
       } catch (err) {
@@ -261,6 +279,9 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
       await audit.record(tx, party.audit, { action: 'approval.cancel', target: `approval #${id} (${row.kind})`, merchantId: row.merchant_id, before: { state: 'pending' }, after: { state: 'cancelled' } });
       return view(tx, ended, party, false);
     },
+
+    /** The earliest deadline of a pending request (background work wakes up for it), or null. */
+    nextExpiry: (tx: ReadTx) => approvals.nextExpiry(tx),
 
     /** Ends the pending requests past their deadline (holds released); returns how many. Background work. */
     async expireDue(tx: WriteTx, limit = 100): Promise<number> {
@@ -319,23 +340,3 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
   };
 }
 export type ApprovalService = ReturnType<typeof createApprovalService>;
-
-/** How a withdrawal request reads: the sell order's amounts with fees. */
-export function withdrawalDraft(merchantId: number, input: CreateSellOrderInput, quote: { channelName: string; f: { merchant_actual_amount: number; service_amount: number; passage_amount: number; deposit_amount: number } }, available: number): ApprovalDraft {
-  const taken = quote.f.merchant_actual_amount;
-  return {
-    kind: 'withdrawal',
-    merchantId,
-    payload: { merchant_id: merchantId, input, expected_amount: taken },
-    title: `Withdrawal of ${formatFen(input.cny_amount)} CNY (sell order on ${quote.channelName})`,
-    changes: [
-      { label: 'amount paid out', before: null, after: formatFen(input.cny_amount) },
-      { label: 'service fee', before: null, after: formatFen(quote.f.service_amount) },
-      { label: 'passage fee', before: null, after: formatFen(quote.f.passage_amount) },
-      { label: 'deposit', before: null, after: formatFen(quote.f.deposit_amount) },
-      { label: 'taken from available', before: null, after: formatFen(taken) },
-      { label: 'available balance', before: formatFen(available), after: formatFen(available - taken) },
-    ],
-    hold: taken,
-  };
-}

@@ -18,6 +18,9 @@ import { createSettingsRepository } from '../repositories/settings-repository';
 import { createConsoleAuthRepository } from '../repositories/console-auth-repository';
 import { createOrderStatsRepository } from '../repositories/order-stats-repository';
 import { createClusterLockRepository } from '../repositories/cluster-lock-repository';
+import { createAccountRepository } from '../repositories/account-repository';
+import { createApprovalRepository } from '../repositories/approval-repository';
+import { createAuditRepository } from '../repositories/audit-repository';
 
 export interface Clock {
   /** Unix seconds. */
@@ -45,6 +48,9 @@ export function createRepositories() {
     callbacks: createCallbackRepository(),
     idempotency: createIdempotencyRepository(),
     clusterLocks: createClusterLockRepository(),
+    accounts: createAccountRepository(),
+    approvals: createApprovalRepository(),
+    audit: createAuditRepository(),
   };
 }
 export type Repositories = ReturnType<typeof createRepositories>;

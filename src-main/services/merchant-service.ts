@@ -25,6 +25,8 @@ export function toMerchantView(row: MerchantRow): MerchantView {
     sign_type: row.sign_type,
     callback_url: row.callback_url === null ? null : shownCallbackUrl(row.callback_url),
     enabled: row.enabled === 1,
+    console_withdrawal_threshold: row.console_withdrawal_threshold,
+    api_withdrawal_threshold: row.api_withdrawal_threshold,
     createtime: row.createtime,
     updatetime: row.updatetime,
   };
@@ -93,6 +95,19 @@ export function createMerchantService({ clock, secretBox, merchants, callbackPol
         clock.now(),
       );
       return toMerchantView(await require(tx, row.id));
+    },
+
+    /** Withdrawal thresholds (fen): what is unchanged may be omitted; api null: API withdrawals are never held. */
+    async setLimits(tx: WriteTx, id: number, limits: { console?: number | undefined; api?: number | null | undefined }): Promise<MerchantView> {
+      const row = await require(tx, id);
+      await merchants.updateLimits(
+        tx,
+        id,
+        limits.console ?? row.console_withdrawal_threshold,
+        limits.api === undefined ? row.api_withdrawal_threshold : limits.api,
+        clock.now(),
+      );
+      return toMerchantView(await require(tx, id));
     },
 
     /** A new secret replaces the old at once; the old one stops verifying. */

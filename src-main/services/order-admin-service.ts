@@ -15,7 +15,6 @@ import type { ReadTx, WriteTx } from '../store/store';
 import type { PublicUrl } from './context';
 import type { CallbackService } from './callback-service';
 import type { LedgerService } from './ledger-service';
-import { adjustmentIdempotencyKey, requestFingerprint, type IdempotencyService } from './idempotency-service';
 import type { OrderLifecycleService } from './order-lifecycle-service';
 import { orderDetailOf } from './order-report-service';
 
@@ -27,7 +26,6 @@ export interface OrderAdminDeps {
   ledger: LedgerService;
   lifecycle: OrderLifecycleService;
   callbacks: CallbackService;
-  idempotency: IdempotencyService;
 }
 
 /** Every method runs in the caller's unit of work (tx). */
@@ -60,30 +58,13 @@ export function createOrderAdminService(deps: OrderAdminDeps) {
       return deps.ledger.balances(tx, merchantId);
     },
 
-    /**
-     * Operator adjustment of a merchant's available balance, in yuan, with a reason.
-     * With `idempotencyKey` (the console form's key, docs/console.md): a retry with the same key,
-     * amount and reason answers the first adjustment and books nothing; the same key with another
-     * amount or reason is refused (4003). The key is checked and kept in the adjustment's unit of work.
-     */
-    async adjust(tx: WriteTx, input: BalanceAdjustInput, idempotencyKey?: string): Promise<BalanceAdjustView> {
+    /** Operator adjustment of a merchant's available balance, in yuan, with a reason (the console's idempotency: console-handlers). */
+    async adjust(tx: WriteTx, input: BalanceAdjustInput): Promise<BalanceAdjustView> {
       const parsed = parseSignedYuan(input.amount);
       if (!parsed.ok) throw new AppError(ErrorCode.VALIDATION, `amount: ${parsed.rule}`);
       await requireMerchant(tx, input.merchant_id);
-      const book = async (): Promise<BalanceAdjustView> => {
-        const r = await deps.ledger.adjust(tx, input.merchant_id, parsed.fen, input.reason);
-        return { merchant_id: input.merchant_id, transaction_id: r.transaction_id, amount: parsed.fen, reason: input.reason, balances: r.balances };
-      };
-      if (idempotencyKey === undefined) return book();
-      const { answer } = await deps.idempotency.once(tx, {
-        merchantId: input.merchant_id,
-        key: adjustmentIdempotencyKey(idempotencyKey),
-        // The adjustment as booked: "+100" and "100.00" are the same amount; the reason as kept.
-        fingerprint: requestFingerprint({ amount: String(parsed.fen), reason: input.reason.trim() }, {}),
-        mismatchMessage: 'idempotency_key: already used with a different adjustment (amount or reason)',
-        write: async () => ({ answer: JSON.stringify(await book()), orderId: null }),
-      });
-      return JSON.parse(answer) as BalanceAdjustView;
+      const r = await deps.ledger.adjust(tx, input.merchant_id, parsed.fen, input.reason);
+      return { merchant_id: input.merchant_id, transaction_id: r.transaction_id, amount: parsed.fen, reason: input.reason, balances: r.balances };
     },
 
     /** Cancels a pending order (or a confirmed sell) by operator decision. */

@@ -7,7 +7,8 @@
 import type { Envelope } from '../errors';
 import { SUCCESS_CODE } from '../errors';
 import type { ConsoleApi, ConsoleRequest, ConsoleResponse } from './contract';
-import { CONSOLE_HTTP_PREFIX, CONSOLE_LOGOUT_PATH, CONSOLE_METHODS, type ConsoleMethod } from './methods';
+import { CONSOLE_HTTP_PREFIX, CONSOLE_METHODS, type ConsoleMethod } from './methods';
+import { signInContract, type SignInApi, type SignInCall } from './sign-in-contract';
 
 /** What a transport provides: per method, request in, envelope out. */
 export type ConsoleBridge = {
@@ -75,15 +76,23 @@ export function createHttpConsoleBridge(baseUrl = '', fetchImpl: typeof fetch = 
 }
 
 /**
- * Browser console sign-out: POST /console/logout ends the session and clears its cookie.
- * Throws ConsoleApiError (the service's code and message, or TRANSPORT_ERROR_CODE) when it did not.
+ * The browser's calls before (and to end) a session: sign-in, the TOTP code, first-owner setup, a
+ * password from a one-time link, sign-out (sign-in-contract.ts). Each throws ConsoleApiError with the
+ * service's code and message (or TRANSPORT_ERROR_CODE) when refused.
  */
-export async function signOutOfHttpConsole(baseUrl = '', fetchImpl: typeof fetch = (...args) => fetch(...args)): Promise<void> {
-  let envelope: Envelope<unknown>;
-  try {
-    envelope = await postJson(fetchImpl, `${baseUrl}${CONSOLE_LOGOUT_PATH}`, {});
-  } catch (err) {
-    throw new ConsoleApiError(TRANSPORT_ERROR_CODE, err instanceof Error ? err.message : String(err));
+export function createHttpSignInApi(baseUrl = '', fetchImpl: typeof fetch = (...args) => fetch(...args)): SignInApi {
+  const api = {} as Record<SignInCall, (request: unknown) => Promise<unknown>>;
+  for (const call of Object.keys(signInContract) as SignInCall[]) {
+    api[call] = async (request) => {
+      let envelope: Envelope<unknown>;
+      try {
+        envelope = await postJson(fetchImpl, `${baseUrl}${signInContract[call].path}`, request);
+      } catch (err) {
+        throw new ConsoleApiError(TRANSPORT_ERROR_CODE, err instanceof Error ? err.message : String(err));
+      }
+      if (envelope.code !== SUCCESS_CODE) throw new ConsoleApiError(envelope.code, envelope.msg);
+      return envelope.data;
+    };
   }
-  if (envelope.code !== SUCCESS_CODE) throw new ConsoleApiError(envelope.code, envelope.msg);
+  return api as SignInApi;
 }

@@ -16,7 +16,7 @@
  */
 import { z } from 'zod';
 import { CONSOLE_METHODS, type ConsoleMethod } from './methods';
-import { categoryField, positiveId, yuanAmount } from '../schemas/fields';
+import { categoryField, positiveId, yuanThreshold } from '../schemas/fields';
 import { createBuyOrderFields, createdOrderView, createSellOrderFields } from '../schemas/merchant-api';
 import {
   channelAdminView,
@@ -149,13 +149,23 @@ export const consoleApiContract = {
    * ledger. With `idempotency_key` (the UI makes one per form submission), a retry with the same key and
    * fields answers the first order instead of creating another; other fields → 409 (4003).
    */
-  createOrder: entry('orders.create', 'merchant', createBuyOrderFields.extend(consoleCreateExtras), createdOrderView),
+  createOrder: entry(
+    'orders.create',
+    'merchant',
+    createBuyOrderFields.extend({ ...consoleCreateExtras, order_type: z.literal(1, { error: 'must be 1 (buy); a sell order is a withdrawal: requestWithdrawal' }) }),
+    createdOrderView,
+  ),
   /**
    * A withdrawal (a sell order). Above the merchant's console withdrawal threshold (default 0: every
    * one) it waits for a second person's approval, its funds held meanwhile (`approval`); else the order
    * is created at once (`done`). `idempotency_key` as for createOrder.
    */
-  requestWithdrawal: entry('orders.withdraw', 'merchant', createSellOrderFields.extend(consoleCreateExtras), doneOrPending(createdOrderView)),
+  requestWithdrawal: entry(
+    'orders.withdraw',
+    'merchant',
+    createSellOrderFields.extend({ ...consoleCreateExtras, order_type: z.literal(2, { error: 'must be 2 (sell): a withdrawal is a sell order' }) }),
+    doneOrPending(createdOrderView),
+  ),
   /** One chunk of the filtered list for CSV (src-shared/csv/orders-csv.ts formats it); follow next_cursor. */
   exportOrders: entry(
     'orders.read',
@@ -248,7 +258,7 @@ export const consoleApiContract = {
   updateMerchantLimits: entry(
     'merchants.manage',
     'platform',
-    z.strictObject({ id: positiveId, console_withdrawal_threshold: yuanAmount.optional(), api_withdrawal_threshold: yuanAmount.nullable().optional() }),
+    z.strictObject({ id: positiveId, console_withdrawal_threshold: yuanThreshold.optional(), api_withdrawal_threshold: yuanThreshold.nullable().optional() }),
     merchantView,
   ),
   /** A merchant's callback URL and sign type (developer settings). */

@@ -79,3 +79,17 @@ export const CONSOLE_HTTP_PREFIX = '/console-api/';
 
 /** Browser transport only: ends the console session (POST, same-origin JSON like every console-API call). */
 export const CONSOLE_LOGOUT_PATH = '/console/logout';
+
+/** Browser transport: sign-in (name and password, then the TOTP code), first-owner setup, password links (POST, same-origin JSON). */
+export const CONSOLE_SIGN_IN_PATH = '/console/sign-in';
+export const CONSOLE_SIGN_IN_TOTP_PATH = '/console/sign-in/totp';
+export const CONSOLE_SETUP_PATH = '/console/setup';
+export const CONSOLE_PASSWORD_LINK_PATH = '/console/password';
+
+/** The console's own routes that one-time links open (hash routes: the token stays in the fragment, out of every server and proxy log). */
+export type ConsoleLinkRoute = 'setup' | 'set-password';
+
+/** A one-time link into the browser console: the first-owner setup, or setting an account's password. */
+export function consoleLinkUrl(baseUrl: string, route: ConsoleLinkRoute, token: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/console/#/${route}?token=${encodeURIComponent(token)}`;
+}

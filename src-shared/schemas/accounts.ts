@@ -55,6 +55,8 @@ export const sessionView = z.object({
   permissions: z.array(permissionField),
   /** The person at the desktop app on its own store (no sign-in). */
   desktop: z.boolean(),
+  /** full; enrol: two-factor sign-in must be enrolled before anything else; password: the code is awaited. */
+  stage: z.enum(['password', 'enrol', 'full']),
   /** Approval requests this account may decide, now (the inbox badge). */
   approvals_waiting: z.int(),
 });
@@ -190,3 +192,24 @@ export const auditFilters = {
 export const AUDIT_PAGE_MAX = 200;
 export const auditPageInput = z.strictObject({ ...auditFilters, before_id: positiveId.optional(), limit: z.int().min(1).max(AUDIT_PAGE_MAX).default(50) });
 export const auditPageView = z.object({ list: z.array(auditEntryView), next_before_id: z.int().nullable() });
+
+// ------------------------------------------------------------------ sign-in (before a session exists)
+
+/** Any text: a sign-in never says whether the name exists (the one failure answer). */
+export const signInInput = z.strictObject({
+  login: z.string().trim().min(1, { error: 'is required' }).max(64),
+  password: z.string().min(1, { error: 'is required' }).max(PASSWORD_MAX_LENGTH),
+});
+export const signInTotpInput = z.strictObject({ code: totpCodeField });
+/** The first owner, from the one-time setup link `serve` prints on a store without accounts. */
+export const setupInput = z.strictObject({
+  token: z.string().min(1).max(200),
+  login: loginField,
+  display_name: boundedText(64),
+  password: passwordField,
+});
+/** A password from a one-time link (a reset, or a new account's first password). */
+export const passwordLinkInput = z.strictObject({ token: z.string().min(1).max(200), password: passwordField });
+/** Where signing in stands: full; password (enter the code next); enrol (set up two-factor sign-in next). */
+export const signInView = z.object({ stage: z.enum(['password', 'enrol', 'full']) });
+export type SignInView = z.infer<typeof signInView>;

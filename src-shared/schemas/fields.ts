@@ -23,6 +23,22 @@ export const yuanAmount = z
   })
   .meta({ description: 'Yuan, as a string ("100.50") or a JSON number: greater than 0, at most 2 decimals, no exponent, at most 99999999.99.' });
 
+/** A threshold in yuan: like yuanAmount, but 0 is allowed ("0", "0.00": everything is above it). Output: integer fen. */
+export const yuanThreshold = z
+  .union([z.string(), z.number(), z.instanceof(JsonDecimal)], {
+    error: 'must be a decimal amount of yuan such as "5000.00", or 0',
+  })
+  .transform((value, ctx) => {
+    const text = value instanceof JsonDecimal ? value.text : String(value);
+    if (/^0+(\.0{1,2})?$/.test(text)) return 0;
+    const parsed = parseYuan(text);
+    if (!parsed.ok) {
+      ctx.addIssue({ code: 'custom', message: parsed.rule === 'must be greater than 0' ? 'must be 0 or more' : parsed.rule });
+      return z.NEVER;
+    }
+    return parsed.fen;
+  });
+
 export const orderTypeField = z.union([z.literal(1), z.literal(2)]).meta({ description: '1 buy, 2 sell.' });
 export const orderStatusField = z.enum(ORDER_STATUSES);
 export const payMethodField = z.enum(PAY_METHODS);

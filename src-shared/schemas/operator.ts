@@ -46,6 +46,10 @@ export const merchantView = z.object({
   sign_type: signTypeField,
   callback_url: z.string().nullable(),
   enabled: z.boolean(),
+  /** Console withdrawals above this (fen) wait for a second person's approval; 0: every one. */
+  console_withdrawal_threshold: z.int(),
+  /** Merchant-API withdrawals above this (fen) wait too; null: never held. */
+  api_withdrawal_threshold: z.int().nullable(),
   createtime: z.int(),
   updatetime: z.int(),
 });

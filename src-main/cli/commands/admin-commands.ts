@@ -1,5 +1,6 @@
 /** merchant, channel and payment-method administration. */
 import { parseOrThrow } from '../../../src-shared/validation/parse';
+import { CLI_ACTOR } from '../../services/audit-service';
 import {
   channelCreateInput,
   channelLinkInput,
@@ -148,7 +149,7 @@ export const adminCommands: CommandDef[] = [
           { name: requiredOption(args, 'name'), callback_url: stringOption(args, 'callback-url'), sign_type: stringOption(args, 'sign-type') },
           'options',
         );
-        return s.store.write((tx) => s.services.merchants.create(tx, input));
+        return s.store.write((tx) => s.services.adminActions.createMerchant(tx, CLI_ACTOR, input));
       }),
     human: merchantWithSecretText,
   }),
@@ -185,7 +186,7 @@ export const adminCommands: CommandDef[] = [
           },
           'options',
         );
-        return s.store.write((tx) => s.services.merchants.update(tx, input));
+        return s.store.write((tx) => s.services.adminActions.updateMerchant(tx, CLI_ACTOR, input));
       }),
     human: (m: MerchantView) => `merchant ${m.id} updated`,
   }),
@@ -194,7 +195,7 @@ export const adminCommands: CommandDef[] = [
     summary: 'replace the api_secret of a merchant; the old one stops working at once',
     usage: 'merchant rotate-secret ID',
     positionals: 1,
-    run: (args) => withService(args, (s) => s.store.write((tx) => s.services.merchants.rotateSecret(tx, idArgument(args.positionals[0], 'ID')))),
+    run: (args) => withService(args, (s) => s.store.write((tx) => s.services.adminActions.rotateMerchantSecret(tx, CLI_ACTOR, idArgument(args.positionals[0], 'ID')))),
     human: merchantWithSecretText,
   }),
   defineCommand({
@@ -227,7 +228,7 @@ export const adminCommands: CommandDef[] = [
           },
           'options',
         );
-        return s.store.write((tx) => s.services.channels.create(tx, input));
+        return s.store.write((tx) => s.services.adminActions.createChannel(tx, CLI_ACTOR, input));
       }),
     human: (c: ChannelAdminView) => `channel ${c.id} created: ${c.category} "${c.name}" (${c.pay_method})`,
   }),
@@ -258,7 +259,7 @@ export const adminCommands: CommandDef[] = [
           },
           'options',
         );
-        return s.store.write((tx) => s.services.channels.update(tx, input));
+        return s.store.write((tx) => s.services.adminActions.updateChannel(tx, CLI_ACTOR, input));
       }),
     human: (c: ChannelAdminView) => `channel ${c.id} updated`,
   }),
@@ -287,7 +288,7 @@ export const adminCommands: CommandDef[] = [
           },
           'options',
         );
-        return s.store.write((tx) => s.services.channels.link(tx, input));
+        return s.store.write((tx) => s.services.adminActions.linkChannel(tx, CLI_ACTOR, input));
       }),
     human: (l: ChannelLinkView) =>
       `channel ${l.channel_id} linked to merchant ${l.merchant_id}; effective fees: service_rate ${l.effective.service_rate}, ` +
@@ -304,7 +305,7 @@ export const adminCommands: CommandDef[] = [
         const merchantId = idArgument(requiredOption(args, 'merchant'), '--merchant');
         const channelId = idArgument(requiredOption(args, 'channel'), '--channel');
         return s.store.write(async (tx) => {
-          await s.services.channels.unlink(tx, merchantId, channelId);
+          await s.services.adminActions.unlinkChannel(tx, CLI_ACTOR, merchantId, channelId);
           return { merchant_id: merchantId, channel_id: channelId, unlinked: true };
         });
       }),
@@ -337,7 +338,7 @@ export const adminCommands: CommandDef[] = [
             },
             'options',
           );
-        return s.store.write((tx) => s.services.paymentMethods.add(tx, input));
+        return s.store.write((tx) => s.services.adminActions.addPaymentMethod(tx, CLI_ACTOR, input));
       }),
     human: (p: PaymentMethodView) => `payment method ${p.id} added: ${p.kind} ${p.card_number} (${p.real_name})`,
   }),

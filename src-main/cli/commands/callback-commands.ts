@@ -1,4 +1,5 @@
 /** `callback list ORDER_NO`, `callback resend ORDER_NO`, `callback policy` (docs/callbacks.md). */
+import { CLI_ACTOR } from '../../services/audit-service';
 import type { CallbackDeliveryView } from '../../../src-shared/schemas/money';
 import type { CallbackSettings } from '../../services/settings-service';
 import { defineCommand, withService, type CommandDef } from '../command';
@@ -46,7 +47,7 @@ export const callbackCommands: CommandDef[] = [
     run: (args) =>
       withService(args, async (s) => {
         const orderNo = orderNoArgument(args.positionals[0]);
-        const queued = await s.store.write((tx) => s.services.callbacks.resend(tx, orderNo));
+        const queued = await s.store.write(async (tx) => s.services.adminActions.resendCallback(tx, CLI_ACTOR, await s.services.orders.requireByNo(tx, orderNo)));
         const target = runningServiceUrl(args);
         if ('lock' in target) {
           try {
@@ -75,7 +76,7 @@ export const callbackCommands: CommandDef[] = [
         const allow = optionalBoolean(args, 'allow-private', 'refuse-private');
         return allow === undefined
           ? s.store.read((tx) => s.services.settings.callbacks(tx))
-          : s.store.write((tx) => s.services.settings.updateCallbacks(tx, { allow_private: allow }));
+          : s.store.write((tx) => s.services.adminActions.updateCallbackSettings(tx, CLI_ACTOR, { allow_private: allow }));
       }),
     human: (r: CallbackSettings) => `callbacks to loopback and private addresses: ${r.allow_private ? 'allowed' : 'refused'}`,
   }),

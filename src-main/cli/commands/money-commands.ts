@@ -1,4 +1,5 @@
 /** Balances, adjustments and order inspection (issue 3). */
+import { CLI_ACTOR } from '../../services/audit-service';
 import { formatFen } from '../../../src-shared/money';
 import { statusLabel } from '../../../src-shared/order-state-machine';
 import type { FeeBreakdownItem, OrderDetailView } from '../../../src-shared/schemas/console';
@@ -88,7 +89,7 @@ export const moneyCommands: CommandDef[] = [
           },
           'options',
         );
-        return s.store.write((tx) => s.services.orderAdmin.adjust(tx, input));
+        return s.store.write((tx) => s.services.adminActions.adjustBalance(tx, CLI_ACTOR, input));
       }),
     human: (r: BalanceAdjustView) =>
       `merchant ${r.merchant_id}: ${r.amount > 0 ? '+' : ''}${formatFen(r.amount)} (ledger transaction ${r.transaction_id}); now ${balanceText(r.balances)}`,
@@ -115,7 +116,10 @@ export const moneyCommands: CommandDef[] = [
       withService(args, (s) => {
         const orderNo = orderNoArgument(args.positionals[0]);
         const reason = requiredOption(args, 'reason');
-        return s.store.write((tx) => s.services.orderAdmin.cancel(tx, orderNo, reason));
+        return s.store.write(async (tx) => {
+          await s.services.adminActions.cancelOrder(tx, CLI_ACTOR, await s.services.orderAdmin.requireOrder(tx, orderNo), reason);
+          return s.services.orderAdmin.detail(tx, orderNo);
+        });
       }),
     human: orderDetailText,
   }),

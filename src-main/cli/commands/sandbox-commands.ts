@@ -8,6 +8,7 @@
  * the work that falls due (settlement with no delay, payouts, and this
  * order's callbacks).
  */
+import { CLI_ACTOR } from '../../services/audit-service';
 import { statusLabel } from '../../../src-shared/order-state-machine';
 import type { OrderStatus } from '../../../src-shared/constants';
 import { acquireDataDirLock, DataDirLockedError } from '../../store/data-dir';
@@ -56,6 +57,8 @@ async function runSandboxAction(s: MerchantConsoleService, args: CommandArgs, ac
   const { sandbox } = s.services;
   const { order, delivery } = await s.store.write(async (tx) => {
     const o = await sandbox.requireOrder(tx, orderNo);
+    // The outcome itself travels as the channel's signed notification; that the administrator asked for it is audited here.
+    await s.services.audit.record(tx, CLI_ACTOR, { action: `sandbox.${action}`, target: `order ${o.order_no}`, merchantId: o.merchant_id, before: { status: o.status }, after: { reason } });
     return { order: o, delivery: await sandbox.notificationFor(tx, o, action, reason) };
   });
   const base = { order_no: orderNo, order_type: order.order_type, action, event: delivery.body.event };

@@ -1,13 +1,14 @@
 import { formatFen } from '../../../src-shared/money';
 import { isEmptyStore, seedDemo } from '../../demo-seed';
 import { normaliseBasePath, normalisePublicUrl, parseTrustProxy, startListener } from '../../http/server';
-import { consoleBundleBuilt, consoleLoginUrl, defaultConsoleDir } from '../../http/console-routes';
+import { consoleBundleBuilt, defaultConsoleDir } from '../../http/console-routes';
+import { consoleLinkUrl } from '../../../src-shared/console-api/methods';
 import { REFERENCE_PAGE } from '../../http/openapi/reference-routes';
 import { DEFAULT_RATE_LIMITS, formatRateLimitRule, parseRateLimitRule, RATE_LIMIT_SETTINGS_KEY, type RateLimitConfig, type RateLimitRule } from '../../http/rate-limit';
-import { shutdownHost, startHostRuntime, type HostParts } from '../../host';
+import { startHost } from '../../host';
 import type { MerchantConsoleService } from '../../service';
 import { openService } from '../../service';
-import { acquireDataDirLock, type DataDirLock } from '../../store/data-dir';
+import { acquireDataDirLock } from '../../store/data-dir';
 import { defineCommand, parsedOption, serviceOptionsOf, stringOption, UsageError, type CommandIo } from '../command';
 
 export const serveCommand = defineCommand({
@@ -38,73 +39,46 @@ export const serveCommand = defineCommand({
     const trustProxy = parsedOption(args, 'trust-proxy', parseTrustProxy);
     const basePathFlag = parsedOption(args, 'base-path', normaliseBasePath);
 
-    // One service per SQLite data dir; on PostgreSQL any number of instances share the database.
-    const parts: HostParts = {};
-    const fail = async (err: unknown): Promise<never> => {
-      await shutdownHost(parts, (line) => io.err(line));
-      throw err;
-    };
-    const lock: DataDirLock | null = args.databaseUrl ? null : acquireDataDirLock(args.dataDir);
-    parts.lock = lock;
-    let service: MerchantConsoleService;
-    try {
-      service = await openService(serviceOptionsOf(args, io.env));
-    } catch (err) {
-      return fail(err);
-    }
-    parts.service = service;
-    // Flags win over the listener settings stored by the console, which win over the defaults.
-    const stored = await service.store.read((tx) => service.services.settings.listener(tx));
-    if (!stored.enabled && portFlag === undefined && hostFlag === undefined) {
-      return fail(
-        new UsageError(
-          'the embedded listener is switched off in the settings of this store (console → Settings → Listener); ' +
-            'switch it on there, or pass --port (and --host) to listen anyway',
-        ),
-      );
-    }
-    const portText = portFlag ?? String(stored.port);
-    const host = hostFlag ?? stored.host;
-    const basePath = basePathFlag ?? stored.base_path;
-    const demo = args.values.demo === true && (await isEmptyStore(service)) ? await seedDemo(service) : undefined;
-    let rateLimits: RateLimitConfig;
-    try {
-      rateLimits = await rateLimitsFor(service, stringOption(args, 'rate-limit-key'), stringOption(args, 'rate-limit-address'));
-    } catch (err) {
-      return fail(new UsageError((err as Error).message));
-    }
-
     const consoleDir = defaultConsoleDir(io.env);
-    let listener;
-    try {
-      listener = await startListener(service, {
-        console: { dir: consoleDir },
-        host,
-        port: Number(portText),
-        basePath,
-        publicUrl,
-        logger: { level: io.env.MERCHANT_CONSOLE_LOG_LEVEL ?? 'warn' },
-        rateLimits,
-        trustProxy,
-      });
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code === 'EADDRINUSE') return fail(new UsageError(`port ${portText} on ${host} is already in use; pick another with --port`));
-      // Name the host (it may come from the stored settings, not a flag) rather than print getaddrinfo's bare error.
-      if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EADDRNOTAVAIL') {
-        return fail(new UsageError(`cannot listen on host ${host} (${code}: not an address of this machine); pick another with --host`));
-      }
-      return fail(err);
-    }
-    parts.listener = listener;
-    lock?.describe({ url: listener.url, publicUrl: publicUrl ?? null });
+    // One service per SQLite data dir (its lock); on PostgreSQL any number of instances share the database.
+    const started = await startHost({
+      lock: () => (args.databaseUrl ? null : acquireDataDirLock(args.dataDir)),
+      openService: () => openService(serviceOptionsOf(args, io.env)),
+      listen: (service) =>
+        listenAsConfigured(service, {
+          port: portFlag,
+          host: hostFlag,
+          basePath: basePathFlag,
+          publicUrl,
+          trustProxy,
+          demo: args.values.demo === true,
+          rateLimitKey: stringOption(args, 'rate-limit-key'),
+          rateLimitAddress: stringOption(args, 'rate-limit-address'),
+          consoleDir,
+          logLevel: io.env.MERCHANT_CONSOLE_LOG_LEVEL ?? 'warn',
+        }),
+      // Expiry, payouts, settlement, callbacks and housekeeping; catches up on anything that fell due while stopped.
+      runtime: { onError: (source, message) => io.err(`${source}: ${message}`) },
+      warn: (line) => io.err(line),
+    });
+    const { service } = started;
+    const { listener, basePath, demo, rateLimits } = started.listening;
+    // Signals are handled from here on: a supervisor that stops serve as soon as it printed its summary gets a clean drain.
+    const stopped = new Promise<void>((resolve) => {
+      let stopping = false;
+      const stop = (signal: NodeJS.Signals) => {
+        if (stopping) return;
+        stopping = true;
+        io.err(`${signal}: draining connections and closing the store`);
+        void started.stop().finally(resolve);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
 
-    // Expiry, payouts, settlement, callbacks and housekeeping; catches up on anything that fell due while stopped.
-    parts.runtime = await startHostRuntime(service, { onError: (source, message) => io.err(`${source}: ${message}`) });
-
-    // Like Jupyter: a login link for the browser console at every start (single use; see docs/console.md).
+    // A store without accounts: a one-time link where the first owner is created (docs/accounts.md, "Bootstrap").
     // Behind a proxy (--public-url) the browser reaches the console there, not on the bound address.
-    const loginToken = await service.store.write((tx) => service.services.consoleAuth.issueLoginToken(tx));
+    const setupLink = await service.store.write((tx) => service.services.consoleAuth.issueSetupLink(tx));
     const consoleBase = publicUrl ?? listener.url;
     const summary = {
       listening: listener.url,
@@ -116,7 +90,8 @@ export const serveCommand = defineCommand({
       instance: service.instanceId,
       pid: process.pid,
       console_url: `${consoleBase}/console/`,
-      console_login_url: consoleLoginUrl(consoleBase, loginToken.credential),
+      /** Only while the store has no account: where the first owner is created (works once, 24 h). */
+      console_setup_url: setupLink ? consoleLinkUrl(consoleBase, 'setup', setupLink.credential) : null,
       console_built: consoleBundleBuilt(consoleDir),
       rate_limits: { per_api_key: formatRateLimitRule(rateLimits.perApiKey), per_address: formatRateLimitRule(rateLimits.perAddress) },
       demo: demo
@@ -137,8 +112,11 @@ export const serveCommand = defineCommand({
       io.out(`  API docs:     ${summary.api_reference} (OpenAPI 3.1: ../openapi.json)`);
       io.out(`  data dir:     ${summary.data_dir}`);
       if (summary.store !== 'sqlite') io.out(`  store:        ${summary.store} (instance ${summary.instance})`);
-      io.out(`  console:      ${summary.console_login_url}`);
-      io.out('                (login link for a browser: works once; more with `merchant-console console-token new`)');
+      io.out(`  console:      ${summary.console_url}`);
+      if (summary.console_setup_url) {
+        io.out(`  first owner:  ${summary.console_setup_url}`);
+        io.out('                (no account yet: open this link to create the owner account; it works once, within 24 h)');
+      }
       if (!summary.console_built) io.out(`                the console is not built yet: run \`npm run build:console\` (output ${consoleDir})`);
       io.out(`  rate limits:  ${summary.rate_limits.per_api_key} per api_key, ${summary.rate_limits.per_address} per client address`);
       if (summary.demo) {
@@ -151,20 +129,67 @@ export const serveCommand = defineCommand({
       }
     }
 
-    await new Promise<void>((resolve) => {
-      let stopping = false;
-      const stop = (signal: NodeJS.Signals) => {
-        if (stopping) return;
-        stopping = true;
-        io.err(`${signal}: draining connections and closing the store`);
-        void shutdownHost(parts, (line) => io.err(line)).finally(resolve);
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    await stopped;
     return undefined;
   },
 });
+
+/** What serve's flags say about its listener; undefined: the stored setting, then the default. */
+interface ListenFlags {
+  port: string | undefined;
+  host: string | undefined;
+  basePath: string | undefined;
+  publicUrl: string | undefined;
+  trustProxy: string[] | undefined;
+  demo: boolean;
+  rateLimitKey: string | undefined;
+  rateLimitAddress: string | undefined;
+  consoleDir: string;
+  logLevel: string;
+}
+
+/** serve's start on the open service: the demo merchant when asked for, then the listener as flags and stored settings say. */
+async function listenAsConfigured(service: MerchantConsoleService, flags: ListenFlags) {
+  // Flags win over the listener settings stored by the console, which win over the defaults.
+  const stored = await service.store.read((tx) => service.services.settings.listener(tx));
+  if (!stored.enabled && flags.port === undefined && flags.host === undefined) {
+    throw new UsageError(
+      'the embedded listener is switched off in the settings of this store (console → Settings → Listener); ' +
+        'switch it on there, or pass --port (and --host) to listen anyway',
+    );
+  }
+  const portText = flags.port ?? String(stored.port);
+  const host = flags.host ?? stored.host;
+  const basePath = flags.basePath ?? stored.base_path;
+  const demo = flags.demo && (await isEmptyStore(service)) ? await seedDemo(service) : undefined;
+  let rateLimits: RateLimitConfig;
+  try {
+    rateLimits = await rateLimitsFor(service, flags.rateLimitKey, flags.rateLimitAddress);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  try {
+    const listener = await startListener(service, {
+      console: { dir: flags.consoleDir },
+      host,
+      port: Number(portText),
+      basePath,
+      publicUrl: flags.publicUrl,
+      logger: { level: flags.logLevel },
+      rateLimits,
+      trustProxy: flags.trustProxy,
+    });
+    return { listener, url: listener.url, publicUrl: flags.publicUrl ?? null, basePath, demo, rateLimits };
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`port ${portText} on ${host} is already in use; pick another with --port`);
+    // Name the host (it may come from the stored settings, not a flag) rather than print getaddrinfo's bare error.
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EADDRNOTAVAIL') {
+      throw new UsageError(`cannot listen on host ${host} (${code}: not an address of this machine); pick another with --host`);
+    }
+    throw err;
+  }
+}
 
 /** Flags win over the stored settings, which win over the defaults. */
 async function rateLimitsFor(service: MerchantConsoleService, keyFlag: string | undefined, addressFlag: string | undefined): Promise<RateLimitConfig> {

@@ -1,7 +1,8 @@
 /**
- * `serve` and the console: the login URL printed at start signs a browser
- * in, the listener settings stored by the console are honoured at the next
- * start (flags win), and `console-token new` works against the running serve.
+ * `serve` and the console: on a store without accounts it prints a one-time
+ * link where the first owner is created; accounts made by the CLI for the
+ * running serve get a one-time password link; the listener settings stored by
+ * the console are honoured at the next start (flags win).
  */
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -15,7 +16,7 @@ interface Summary {
   merchant_api: string;
   api_reference: string;
   console_url: string;
-  console_login_url: string;
+  console_setup_url: string | null;
   console_built: boolean;
 }
 
@@ -28,51 +29,62 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function loginAndCall(summary: Summary, loginUrl: string) {
-  const url = new URL(loginUrl);
-  const host = url.host;
-  const login = await rawRequest(summary.listening, 'GET', url.pathname + url.search, { headers: { host } });
-  const cookie = (login.headers['set-cookie']?.[0] ?? '').split(';')[0]!;
-  const call = await rawRequest(summary.listening, 'POST', '/console-api/getServiceInfo', {
-    headers: { host, origin: `http://${host}`, 'content-type': 'application/json', cookie },
-    body: '{}',
-  });
-  return { login, call };
+/** The token of a one-time link (in the URL's fragment). */
+function tokenOf(link: string): string {
+  return decodeURIComponent(new URL(link).hash.split('token=')[1]!);
 }
 
+function post(summary: Summary, path: string, body: unknown, cookie = '') {
+  const host = new URL(summary.listening).host;
+  return rawRequest(summary.listening, 'POST', path, {
+    headers: { host, origin: `http://${host}`, 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+    body: JSON.stringify(body),
+  });
+}
+
+const cookieOf = (res: { headers: Record<string, string[] | string | undefined> }) => ((res.headers['set-cookie'] as string[] | undefined)?.[0] ?? '').split(';')[0]!;
+
 describe('serve with the browser console', () => {
-  it('prints a single-use login URL; console-token new makes another for the running serve', async () => {
+  it('prints a one-time first-owner setup link on a store without accounts; accounts made by the CLI get a password link', async () => {
     const dir = tempDir();
     const uiDir = tempDir(); // empty: not built
     const serve = await spawnCli(['serve', '--port', '0', '--data-dir', dir, '--json'], { MERCHANT_CONSOLE_UI_DIR: uiDir });
     const summary = JSON.parse(await firstLine(serve)) as Summary;
     expect(summary.console_url).toBe(`${summary.listening}/console/`);
-    expect(summary.console_login_url).toMatch(new RegExp(`^${summary.listening}/console/login\\?token=[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}$`));
+    expect(summary.console_setup_url).toMatch(new RegExp(`^${summary.listening}/console/#/setup\\?token=[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}$`));
     expect(summary.console_built).toBe(false);
 
-    const first = await loginAndCall(summary, summary.console_login_url);
-    expect(first.login.status).toBe(200);
-    expect(first.call.status).toBe(200);
-    expect(first.call.json<{ data: { listener_url: string; data_dir: string } }>().data).toMatchObject({ listener_url: summary.listening, data_dir: dir });
-    expect((await loginAndCall(summary, summary.console_login_url)).login.status).toBe(401);
+    const setup = { token: tokenOf(summary.console_setup_url!), login: 'owner', display_name: 'Owner', password: 'a long owner password' };
+    const created = await post(summary, '/console/setup', setup);
+    expect(created.json()).toEqual({ code: 1, msg: 'success', data: { stage: 'enrol' } });
+    const info = await post(summary, '/console-api/getServiceInfo', {}, cookieOf(created));
+    expect(info.json<{ data: { listener_url: string; data_dir: string } }>().data).toMatchObject({ listener_url: summary.listening, data_dir: dir });
+    expect((await post(summary, '/console/setup', { ...setup, login: 'other' })).status).toBe(401);
 
-    const fresh = await cli(['console-token', 'new', '--data-dir', dir, '--json']);
-    expect(fresh.code).toBe(0);
-    const out = fresh.json() as { login_url: string; serve_running: boolean };
-    expect(out.serve_running).toBe(true);
-    expect(out.login_url.startsWith(`${summary.listening}/console/login?token=`)).toBe(true);
-    expect((await loginAndCall(summary, out.login_url)).call.status).toBe(200);
+    const account = await cli(['account', 'create', 'vera', '--role', 'viewer', '--display-name', 'Vera V', '--data-dir', dir, '--json']);
+    expect(account.code).toBe(0);
+    const out = account.json() as { password_url: string; account: { login: string; role: string } };
+    expect(out.account).toMatchObject({ login: 'vera', role: 'viewer' });
+    expect(out.password_url.startsWith(`${summary.listening}/console/#/set-password?token=`)).toBe(true);
+    expect((await post(summary, '/console/password', { token: tokenOf(out.password_url), password: 'vera has a password' })).status).toBe(200);
+    const signedIn = await post(summary, '/console/sign-in', { login: 'vera', password: 'vera has a password' });
+    expect(signedIn.json()).toEqual({ code: 1, msg: 'success', data: { stage: 'full' } });
+    expect((await post(summary, '/console-api/listMerchants', {}, cookieOf(signedIn))).status).toBe(200);
 
-    const human = await cli(['console-token', 'new', '--data-dir', dir]);
-    expect(human.stdout).toContain(`${summary.listening}/console/login?token=`);
+    const human = await cli(['account', 'list', '--data-dir', dir]);
+    expect(human.stdout).toContain('vera (Vera V), viewer, every merchant, enabled, two-factor off');
+    expect(human.stdout).toContain('owner (Owner), owner, every merchant, enabled, two-factor REQUIRED, not set up');
 
     const exited = exitOf(serve);
     serve.kill('SIGTERM');
     expect((await exited).code).toBe(0);
 
-    const offline = await cli(['console-token', 'new', '--data-dir', dir]);
-    expect(offline.stdout).toContain('http://127.0.0.1:8787/console/login?token=');
-    expect(offline.stdout).toContain('no service is running on this data dir');
+    // With accounts, no setup link is printed any more.
+    const again = await spawnCli(['serve', '--port', '0', '--data-dir', dir, '--json'], { MERCHANT_CONSOLE_UI_DIR: uiDir });
+    expect((JSON.parse(await firstLine(again)) as Summary).console_setup_url).toBeNull();
+    const againExited = exitOf(again);
+    again.kill('SIGTERM');
+    expect((await againExited).code).toBe(0);
   });
 
   it('honours the stored listener settings at the next start; flags win; switched off refuses to start', async () => {

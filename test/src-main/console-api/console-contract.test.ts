@@ -15,6 +15,10 @@ import { createIdempotencyRepository } from '../../../src-main/repositories/idem
 import { adjustmentIdempotencyKey, consoleIdempotencyKey } from '../../../src-main/services/idempotency-service';
 import { allowPrivateCallbacks, manualClock, read, rowCount, seedMerchant, testService, write, type SeededMerchant } from '../../support/service-harness';
 import { ALPHA_CARD, ALPHA_PERSONAL } from '../../support/alpha-fixtures';
+import { callerOf, createTestAccount, desktopCallerOf, totpCode, type TestAccount } from '../../support/accounts';
+import { totpCodeAt } from '../../../src-main/auth/totp';
+import { SYSTEM_ACTOR } from '../../../src-main/services/audit-service';
+import type { Caller, DesktopCaller } from '../../../src-main/console-api/caller';
 
 const covered = new Set<ConsoleMethod>();
 
@@ -24,6 +28,7 @@ interface Ctx {
   handlers: ConsoleHandlers;
   clock: ReturnType<typeof manualClock>;
   m: SeededMerchant;
+  desktop: DesktopCaller;
 }
 
 // 2026-01-01 10:00:00 Beijing time
@@ -43,7 +48,7 @@ async function setup(): Promise<Ctx> {
       ctx.applied++;
     },
   });
-  return Object.assign(ctx, { service, clock, m });
+  return Object.assign(ctx, { service, clock, m, desktop: await desktopCallerOf(service) });
 }
 
 const idempotencyKeys = createIdempotencyRepository();
@@ -52,13 +57,28 @@ function storedKey(c: Ctx, merchantId: number, key: string) {
   return read(c.service, (tx) => idempotencyKeys.find(tx, merchantId, key));
 }
 
-async function call(c: Ctx, method: string, request: unknown): Promise<Envelope<unknown>> {
-  return dispatchConsoleCall(c.handlers, method, request, { error: ({ err }) => console.error(err) });
+/** Calls as the person at the desktop app (the owner, alone on its store: what needs approval is done at once), or as `as`. */
+async function call(c: Ctx, method: string, request: unknown, as?: Caller): Promise<Envelope<unknown>> {
+  return dispatchConsoleCall(c.handlers, method, request, as ?? c.desktop, { error: ({ err }) => console.error(err) });
+}
+
+/** An adjustment booked at once (the desktop owner needs nobody's approval). */
+async function adjustNow(c: Ctx, request: unknown): Promise<ConsoleResponse<'adjustBalance'>['done'] & object> {
+  const r = await ok(c, 'adjustBalance', request);
+  expect(r.approval).toBeNull();
+  return r.done!;
+}
+
+/** A withdrawal done at once (the desktop owner needs nobody's approval): the created sell order. */
+async function sellNow(c: Ctx, request: unknown): Promise<ConsoleResponse<'createOrder'>> {
+  const r = await ok(c, 'requestWithdrawal', request);
+  expect(r.approval).toBeNull();
+  return r.done!;
 }
 
 /** A successful call: data matches the response schema exactly (no extra members). */
-async function ok<M extends ConsoleMethod>(c: Ctx, method: M, request: unknown): Promise<ConsoleResponse<M>> {
-  const res = await call(c, method, request);
+async function ok<M extends ConsoleMethod>(c: Ctx, method: M, request: unknown, as?: Caller): Promise<ConsoleResponse<M>> {
+  const res = await call(c, method, request, as);
   expect(res, `${method} ${JSON.stringify(res)}`).toMatchObject({ code: 1 });
   const parsed = consoleApiContract[method].response.parse(res.data);
   expect(parsed).toEqual(res.data);
@@ -66,8 +86,8 @@ async function ok<M extends ConsoleMethod>(c: Ctx, method: M, request: unknown):
   return res.data as ConsoleResponse<M>;
 }
 
-async function fails(c: Ctx, method: string, request: unknown, code: number, msg: string | RegExp): Promise<void> {
-  const res = await call(c, method, request);
+async function fails(c: Ctx, method: string, request: unknown, code: number, msg: string | RegExp, as?: Caller): Promise<void> {
+  const res = await call(c, method, request, as);
   expect(res.data).toBeNull();
   expect(res.code).toBe(code);
   if (typeof msg === 'string') expect(res.msg).toBe(msg);
@@ -148,7 +168,8 @@ describe('console contract: public and merchant-scoped calls', () => {
       [{ ...req, cny_amount: '0.50' }, 1001, `cny_amount: must be between 1.00 and 50000.00 on channel ${c.m.channels.beta}`],
       [{ ...req, cny_amount: '10', paychannel_id: 999 }, 1001, 'paychannel_id: no enabled channel 999 is linked to this merchant'],
       [{ ...req, cny_amount: '10', paychannel_paymethod: 'cash' }, 1001, 'paychannel_paymethod: must be one of wxpay, alipay, bank'],
-      [{ ...req, cny_amount: '10', order_type: 3 }, 1001, 'order_type: must be 1 (buy) or 2 (sell)'],
+      [{ ...req, cny_amount: '10', order_type: 3 }, 1001, 'order_type: must be 1 (buy); a sell order is a withdrawal: requestWithdrawal'],
+      [{ ...req, cny_amount: '10', order_type: 2 }, 1001, 'order_type: must be 1 (buy); a sell order is a withdrawal: requestWithdrawal'],
       [{ ...req, cny_amount: '10', api_key: 'mk_x' }, 1001, 'api_key: unknown parameter'],
       [{ ...req, cny_amount: '10', merchant_id: 999 }, 3001, 'merchant_id: merchant 999 not found'],
     ];
@@ -181,26 +202,26 @@ describe('console contract: public and merchant-scoped calls', () => {
     expect(other.order_no).not.toBe(first.order_no);
   });
 
-  it('createOrder (sell) on beta and alpha, with the alpha rules of the spec', async () => {
+  it('requestWithdrawal (a sell order, done at once for the desktop owner alone) on beta and alpha, with the alpha rules of the spec', async () => {
     const sell = { merchant_id: c.m.id, order_type: 2, cny_amount: '200', paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank' };
-    const beta = await ok(c, 'createOrder', sell);
+    const beta = await sellNow(c, sell);
     expect(beta).toMatchObject({ order_type: 2, status: 'pending', cny_amount: '200.00', payment_method_snapshot: { bank: '中国银行' } });
 
     const alpha = { ...sell, paychannel_id: c.m.channels.alpha };
-    const created = await ok(c, 'createOrder', { ...alpha, alpha_personal_data: alphaPersonal, alpha_card_info: alphaCard });
+    const created = await sellNow(c, { ...alpha, alpha_personal_data: alphaPersonal, alpha_card_info: alphaCard });
     expect(created).toMatchObject({ order_type: 2, customer_payment_method: { real_name: '张三', card_number: '622202*********3445' } });
 
     const before = await rowCount(c.service, 'orders');
     const pmBefore = await rowCount(c.service, 'payment_methods');
-    await fails(c, 'createOrder', alpha, 1001, 'alpha_personal_data: is required on alpha channels');
-    await fails(c, 'createOrder', { ...alpha, alpha_personal_data: { ...alphaPersonal, cert_no: '110105194912310021' }, alpha_card_info: alphaCard }, 1001,
+    await fails(c, 'requestWithdrawal', alpha, 1001, 'alpha_personal_data: is required on alpha channels');
+    await fails(c, 'requestWithdrawal', { ...alpha, alpha_personal_data: { ...alphaPersonal, cert_no: '110105194912310021' }, alpha_card_info: alphaCard }, 1001,
       'alpha_personal_data.cert_no: has a wrong check digit (GB 11643)');
-    await fails(c, 'createOrder', { ...alpha, alpha_personal_data: { ...alphaPersonal, cert_validity_type: '0' }, alpha_card_info: alphaCard }, 1001,
+    await fails(c, 'requestWithdrawal', { ...alpha, alpha_personal_data: { ...alphaPersonal, cert_validity_type: '0' }, alpha_card_info: alphaCard }, 1001,
       'alpha_personal_data.cert_end_date: is required when cert_validity_type is 0');
-    await fails(c, 'createOrder', { ...alpha, alpha_personal_data: alphaPersonal, alpha_card_info: { ...alphaCard, area_id: '310100' } }, 1001,
+    await fails(c, 'requestWithdrawal', { ...alpha, alpha_personal_data: alphaPersonal, alpha_card_info: { ...alphaCard, area_id: '310100' } }, 1001,
       /^alpha_card_info\.area_id: 310100 is not a city of province 110000/);
-    await fails(c, 'createOrder', { ...sell, alpha_card_info: alphaCard }, 1001, 'alpha_card_info: not accepted on beta channels');
-    await fails(c, 'createOrder', { ...sell, customer_name: 'x' }, 1001, 'customer_name: unknown parameter');
+    await fails(c, 'requestWithdrawal', { ...sell, alpha_card_info: alphaCard }, 1001, 'alpha_card_info: not accepted on beta channels');
+    await fails(c, 'requestWithdrawal', { ...sell, customer_name: 'x' }, 1001, 'customer_name: unknown parameter');
     expect(await rowCount(c.service, 'orders')).toBe(before);
     expect(await rowCount(c.service, 'payment_methods')).toBe(pmBefore);
   });
@@ -208,7 +229,7 @@ describe('console contract: public and merchant-scoped calls', () => {
   it('listOrders: newest first, every filter, order-number prefix and exact search', async () => {
     const b1 = await buy(c, '10');
     c.clock.advance(60);
-    const s1 = await ok(c, 'createOrder', { merchant_id: c.m.id, order_type: 2, cny_amount: '20', paychannel_id: c.m.channels.gamma, paychannel_paymethod: 'wxpay' });
+    const s1 = await sellNow(c, { merchant_id: c.m.id, order_type: 2, cny_amount: '20', paychannel_id: c.m.channels.gamma, paychannel_paymethod: 'wxpay' });
     c.clock.advance(60);
     const b2 = await buy(c, '30');
     const other = await seedMerchant(c.service, 'Other');
@@ -278,7 +299,7 @@ describe('console contract: public and merchant-scoped calls', () => {
     });
     expect(buyDetail.pay_url).toBe('pay_url' in b ? b.pay_url : 'missing');
 
-    const s = await ok(c, 'createOrder', { merchant_id: c.m.id, order_type: 2, cny_amount: '1000', paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank' });
+    const s = await sellNow(c, { merchant_id: c.m.id, order_type: 2, cny_amount: '1000', paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank' });
     const sellDetail = await ok(c, 'getOrder', { merchant_id: c.m.id, order_no: s.order_no });
     // A = 100000: service 600, passage 200, deposit 500, channel 300; actual = A + 600 + 200 + 500
     expect(sellDetail).toMatchObject({
@@ -342,7 +363,7 @@ describe('console contract: public and merchant-scoped calls', () => {
     c.clock.set(todayStart - 29 * 86400);
     await buy(c, '2');
     c.clock.set(todayStart - 1);
-    await ok(c, 'createOrder', { merchant_id: c.m.id, order_type: 2, cny_amount: '3', paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank' });
+    await sellNow(c, { merchant_id: c.m.id, order_type: 2, cny_amount: '3', paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank' });
     c.clock.set(todayStart);
     await buy(c, '4');
     c.clock.set(T0);
@@ -369,7 +390,7 @@ describe('console contract: public and merchant-scoped calls', () => {
 
   it('getBalances / listLedger: balances from the ledger; a sell reserves its amount; pages newest first', async () => {
     expect(await ok(c, 'getBalances', { merchant_id: c.m.id })).toEqual({ available: 100_000_000, frozen: 0, deposit: 0 });
-    const sell = await ok(c, 'createOrder', { merchant_id: c.m.id, order_type: 2, cny_amount: '1000', paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank' });
+    const sell = await sellNow(c, { merchant_id: c.m.id, order_type: 2, cny_amount: '1000', paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank' });
     const reserved = sell.merchant_actual_amount; // 101300
     expect(await ok(c, 'getBalances', { merchant_id: c.m.id })).toEqual({ available: 100_000_000 - reserved, frozen: reserved, deposit: 0 });
 
@@ -388,11 +409,11 @@ describe('console contract: public and merchant-scoped calls', () => {
     await fails(c, 'listLedger', { merchant_id: c.m.id, limit: 201 }, 1001, 'limit: must be at most 200');
   });
 
-  it('createOrder (sell) beyond the available balance is refused with 409 and writes nothing', async () => {
+  it('requestWithdrawal beyond the available balance is refused with 409 and writes nothing', async () => {
     const poor = await seedMerchant(c.service, 'Poor', { balance: 5000 });
     const orders = await rowCount(c.service, 'orders');
     const txs = await rowCount(c.service, 'ledger_transactions');
-    await fails(c, 'createOrder', { merchant_id: poor.id, order_type: 2, cny_amount: '100', paychannel_id: poor.channels.beta, paychannel_paymethod: 'bank' }, 4002, /balance/);
+    await fails(c, 'requestWithdrawal', { merchant_id: poor.id, order_type: 2, cny_amount: '100', paychannel_id: poor.channels.beta, paychannel_paymethod: 'bank' }, 4002, /balance/);
     expect([await rowCount(c.service, 'orders'), await rowCount(c.service, 'ledger_transactions')]).toEqual([orders, txs]);
     expect(await ok(c, 'getBalances', { merchant_id: poor.id })).toEqual({ available: 5000, frozen: 0, deposit: 0 });
   });
@@ -406,7 +427,7 @@ describe('console contract: public and merchant-scoped calls', () => {
     expect(cancelled.ledger).toEqual([]);
     await fails(c, 'cancelOrder', { merchant_id: c.m.id, order_no: b.order_no, reason: 'again' }, 4004, /cannot go from cancelled to cancelled/);
 
-    const s = await ok(c, 'createOrder', { merchant_id: c.m.id, order_type: 2, cny_amount: '50', paychannel_id: c.m.channels.gamma, paychannel_paymethod: 'bank' });
+    const s = await sellNow(c, { merchant_id: c.m.id, order_type: 2, cny_amount: '50', paychannel_id: c.m.channels.gamma, paychannel_paymethod: 'bank' });
     const released = await ok(c, 'cancelOrder', { merchant_id: c.m.id, order_no: s.order_no, reason: 'payee closed' });
     expect(released.ledger.map((t) => t.kind)).toEqual(['sell_freeze', 'sell_release']);
     expect(await ok(c, 'getBalances', { merchant_id: c.m.id })).toEqual({ available: 100_000_000, frozen: 0, deposit: 0 });
@@ -442,7 +463,7 @@ describe('console contract: public and merchant-scoped calls', () => {
     const detail = await ok(c, 'getOrder', { merchant_id: c.m.id, order_no: b.order_no });
     expect(detail.callbacks.map((d) => [d.order_status, d.trigger])).toEqual([['paid', 'transition'], ['completed', 'transition'], ['completed', 'resend']]);
 
-    const s = await ok(c, 'createOrder', { merchant_id: c.m.id, order_type: 2, cny_amount: '10', paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank' });
+    const s = await sellNow(c, { merchant_id: c.m.id, order_type: 2, cny_amount: '10', paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank' });
     await fails(c, 'simulateOrderOutcome', { merchant_id: c.m.id, order_no: s.order_no, action: 'pay' }, 4004, /pay applies to buy orders only/);
     await fails(c, 'simulateOrderOutcome', { merchant_id: c.m.id, order_no: s.order_no, action: 'refund' }, 1001, 'action: must be one of pay, complete, fail');
 
@@ -482,7 +503,7 @@ describe('console contract: operator calls', () => {
     expect(updated).toMatchObject({ name: 'Renamed', callback_url: null, enabled: false, sign_type: 'hmac-sha256' });
     expect('api_secret' in updated).toBe(false);
 
-    const rotated = await ok(c, 'rotateMerchantSecret', { id: created.id });
+    const rotated = (await ok(c, 'rotateMerchantSecret', { merchant_id: created.id })).done!;
     expect(rotated.api_secret).not.toBe(created.api_secret);
     const { merchants } = c.service.services;
     expect(merchants.secretOf(await read(c.service, (tx) => merchants.require(tx, created.id)))).toBe(rotated.api_secret);
@@ -496,7 +517,7 @@ describe('console contract: operator calls', () => {
     await fails(c, 'createMerchant', { name: 'X', sign_type: 'sha1' }, 1001, 'sign_type: must be one of hmac-sha256, md5');
     expect(await rowCount(c.service, 'merchants')).toBe(before);
     await fails(c, 'updateMerchant', { id: 999, name: 'x' }, 3001, 'merchant_id: merchant 999 not found');
-    await fails(c, 'rotateMerchantSecret', { id: 'one' }, 1001, 'id: must be an integer');
+    await fails(c, 'rotateMerchantSecret', { merchant_id: 'one' }, 1001, 'merchant_id: must be an integer');
   });
 
   it('channels: sensitive config is write-only and answered masked', async () => {
@@ -513,9 +534,12 @@ describe('console contract: operator calls', () => {
     expect(Object.keys(created.config_masked)).toEqual(['merchant_no', 'key']);
     expect(JSON.stringify(created)).not.toMatch(/M1234567890|super-secret-key/);
 
-    const updated = await ok(c, 'updateChannel', { id: created.id, name: 'Acquirer A2', enabled: false, config: { key: 'rotated-key-value' } });
+    const updated = await ok(c, 'updateChannel', { id: created.id, name: 'Acquirer A2', enabled: false });
     expect(updated).toMatchObject({ name: 'Acquirer A2', enabled: false });
-    expect(Object.keys(updated.config_masked)).toEqual(['key']);
+    // Credentials change through their own call (a second person's approval; the desktop owner alone does it at once).
+    await fails(c, 'updateChannel', { id: created.id, config: { key: 'x' } }, 1001, 'config: unknown parameter');
+    const rotated = (await ok(c, 'changeChannelCredentials', { id: created.id, config: { key: 'rotated-key-value' } })).done!;
+    expect(Object.keys(rotated.config_masked)).toEqual(['key']);
     const list = await ok(c, 'listChannels', {});
     expect(list.map((ch) => ch.id)).toContain(created.id);
     expect(JSON.stringify(list)).not.toContain('rotated-key-value');
@@ -557,20 +581,20 @@ describe('console contract: operator calls', () => {
     const list = await ok(c, 'listPaymentMethods', { merchant_id: c.m.id });
     expect(list.map((p) => p.id)).toContain(added.id);
     expect(JSON.stringify(list)).not.toContain('6225880112345678');
-    expect(await ok(c, 'setPaymentMethodEnabled', { id: added.id, enabled: false })).toMatchObject({ id: added.id, enabled: false });
+    expect(await ok(c, 'setPaymentMethodEnabled', { merchant_id: c.m.id, id: added.id, enabled: false })).toMatchObject({ id: added.id, enabled: false });
 
     const before = await rowCount(c.service, 'payment_methods');
     await fails(c, 'addPaymentMethod', { merchant_id: c.m.id, kind: 'cash', card_number: '1234', real_name: 'x' }, 1001, 'kind: must be one of wxpay, alipay, bank');
     await fails(c, 'addPaymentMethod', { merchant_id: 999, kind: 'bank', card_number: '12345678', real_name: 'x' }, 3001, 'merchant_id: merchant 999 not found');
     expect(await rowCount(c.service, 'payment_methods')).toBe(before);
-    await fails(c, 'setPaymentMethodEnabled', { id: 999, enabled: true }, 3001, 'payment_method_id: payment method 999 not found');
-    await fails(c, 'setPaymentMethodEnabled', { id: added.id }, 1001, 'enabled: is required');
+    await fails(c, 'setPaymentMethodEnabled', { merchant_id: c.m.id, id: 999, enabled: true }, 3001, `id: payment method 999 not found for merchant ${c.m.id}`);
+    await fails(c, 'setPaymentMethodEnabled', { merchant_id: c.m.id, id: added.id }, 1001, 'enabled: is required');
   });
 
   it('adjustBalance: a ledger transaction with its reason; never below zero; nothing written on failure', async () => {
-    const up = await ok(c, 'adjustBalance', { merchant_id: c.m.id, amount: '+100.50', reason: 'top-up by bank transfer' });
+    const up = await adjustNow(c, { merchant_id: c.m.id, amount: '+100.50', reason: 'top-up by bank transfer' });
     expect(up).toMatchObject({ merchant_id: c.m.id, amount: 10050, reason: 'top-up by bank transfer', balances: { available: 100_010_050 } });
-    const down = await ok(c, 'adjustBalance', { merchant_id: c.m.id, amount: '-0.50', reason: 'fee correction' });
+    const down = await adjustNow(c, { merchant_id: c.m.id, amount: '-0.50', reason: 'fee correction' });
     expect(down.balances.available).toBe(100_010_000);
 
     const txs = await rowCount(c.service, 'ledger_transactions');
@@ -585,7 +609,7 @@ describe('console contract: operator calls', () => {
     const req = { merchant_id: c.m.id, amount: '+250.00', reason: 'top-up by bank transfer', idempotency_key: 'form-adj-1' };
     const txsBefore = await rowCount(c.service, 'ledger_transactions');
     const entriesBefore = await rowCount(c.service, 'ledger_entries');
-    const first = await ok(c, 'adjustBalance', req);
+    const first = await adjustNow(c, req);
     expect(first).toMatchObject({ amount: 25_000, balances: { available: 100_025_000 } });
     expect(await rowCount(c.service, 'ledger_transactions')).toBe(txsBefore + 1);
     const entriesAfterFirst = await rowCount(c.service, 'ledger_entries');
@@ -594,8 +618,8 @@ describe('console contract: operator calls', () => {
 
     // The answer was lost and the operator retries (the same amount written another way is the same adjustment).
     c.clock.advance(30);
-    expect(await ok(c, 'adjustBalance', req)).toEqual(first);
-    expect(await ok(c, 'adjustBalance', { ...req, amount: '250' })).toEqual(first);
+    expect(await adjustNow(c, req)).toEqual(first);
+    expect(await adjustNow(c, { ...req, amount: '250' })).toEqual(first);
     expect(await rowCount(c.service, 'ledger_transactions')).toBe(txsBefore + 1);
     expect(await rowCount(c.service, 'ledger_entries')).toBe(entriesAfterFirst);
     expect((await read(c.service, (tx) => c.service.services.ledger.balances(tx, c.m.id))).available).toBe(100_025_000);
@@ -614,7 +638,7 @@ describe('console contract: operator calls', () => {
     // A refused first attempt keeps no key: the same key works once the adjustment is possible.
     await fails(c, 'adjustBalance', { ...req, amount: '-5000000', idempotency_key: 'form-adj-2' }, 4002, /balance/);
     expect(await rowCount(c.service, 'idempotency_keys')).toBe(keysAfterFirst);
-    const second = await ok(c, 'adjustBalance', { ...req, amount: '-5', idempotency_key: 'form-adj-2' });
+    const second = await adjustNow(c, { ...req, amount: '-5', idempotency_key: 'form-adj-2' });
     expect(second.transaction_id).not.toBe(first.transaction_id);
     expect(second.balances.available).toBe(100_024_500);
     expect(await rowCount(c.service, 'ledger_transactions')).toBe(txsBefore + 2);
@@ -623,11 +647,11 @@ describe('console contract: operator calls', () => {
   it('adjustBalance keys live apart from createOrder keys and HTTP Idempotency-Key values of the merchant', async () => {
     const key = 'shared-key-1';
     const order = await buy(c, '12.30', { idempotency_key: key });
-    const adjusted = await ok(c, 'adjustBalance', { merchant_id: c.m.id, amount: '1', reason: 'r', idempotency_key: key });
+    const adjusted = await adjustNow(c, { merchant_id: c.m.id, amount: '1', reason: 'r', idempotency_key: key });
     expect(adjusted.amount).toBe(100);
     // Each method replays its own first answer under the same text.
     expect(await buy(c, '12.30', { idempotency_key: key })).toEqual(order);
-    expect(await ok(c, 'adjustBalance', { merchant_id: c.m.id, amount: '1', reason: 'r', idempotency_key: key })).toEqual(adjusted);
+    expect(await adjustNow(c, { merchant_id: c.m.id, amount: '1', reason: 'r', idempotency_key: key })).toEqual(adjusted);
     // Each is stored in a namespace of its own.
     expect(await storedKey(c, c.m.id, consoleIdempotencyKey(key))).toBeDefined();
     expect(await storedKey(c, c.m.id, adjustmentIdempotencyKey(key))).toBeDefined();
@@ -637,7 +661,7 @@ describe('console contract: operator calls', () => {
     expect(await storedKey(c, c.m.id, `adjustment.${key}`)).toBeUndefined();
     // Another merchant's adjustment with the same key is its own.
     const other = await seedMerchant(c.service, 'Other Merchant');
-    const elsewhere = await ok(c, 'adjustBalance', { merchant_id: other.id, amount: '1', reason: 'r', idempotency_key: key });
+    const elsewhere = await adjustNow(c, { merchant_id: other.id, amount: '1', reason: 'r', idempotency_key: key });
     expect(elsewhere.merchant_id).toBe(other.id);
     expect(elsewhere.transaction_id).not.toBe(adjusted.transaction_id);
   });
@@ -666,6 +690,200 @@ describe('console contract: operator calls', () => {
     await fails(c, 'updateListenerSettings', { enabled: 'yes' }, 1001, 'enabled: must be a boolean');
     expect((await read(c.service, (tx) => c.service.services.settings.listener(tx)))).toMatchObject({ port: 18301, base_path: '' });
     expect(c.applied).toBe(2); // refused updates apply nothing
+  });
+});
+
+describe('console contract: accounts, two-person approval and the audit trail', () => {
+  let c: Ctx;
+  let team: { owner: TestAccount; finance: TestAccount; operator: TestAccount; developer: TestAccount; admin: TestAccount };
+  beforeEach(async () => {
+    c = await setup();
+    team = {
+      owner: await createTestAccount(c.service, { role: 'owner', login: 'olivia' }),
+      finance: await createTestAccount(c.service, { role: 'finance', login: 'fiona' }),
+      operator: await createTestAccount(c.service, { role: 'operator', login: 'oscar', merchantIds: [c.m.id] }),
+      developer: await createTestAccount(c.service, { role: 'developer', login: 'dev' }),
+      admin: await createTestAccount(c.service, { role: 'admin', login: 'adam' }),
+    };
+  });
+  const as = (a: TestAccount) => callerOf(a);
+  const balances = () => read(c.service, (tx) => c.service.services.ledger.balances(tx, c.m.id));
+  const audited = async () => (await ok(c, 'listAuditLog', { limit: 200 }, as(team.owner))).list.map((e) => `${e.account_login}:${e.action}`);
+  const sell = (amount: string, extra: Record<string, unknown> = {}) => ({ merchant_id: c.m.id, order_type: 2, cny_amount: amount, paychannel_id: c.m.channels.beta, paychannel_paymethod: 'bank', ...extra });
+
+  it('a withdrawal waits for a second person with its funds held; the requester cannot approve; finance approves with a fresh code; the order exists once', async () => {
+    const before = await balances();
+    const asked = await ok(c, 'requestWithdrawal', sell('5000.00'), as(team.operator));
+    expect(asked.done).toBeNull();
+    const approval = asked.approval!;
+    expect(approval).toMatchObject({ kind: 'withdrawal', state: 'pending', merchant_id: c.m.id, requested_by: { login: 'oscar' }, mine: true, can_decide: false, expires_at: T0 + 24 * 3600 });
+    // Exactly what will change: the amount with its fees and the balance before and after.
+    expect(approval.changes.map((l) => l.label)).toEqual(['amount paid out', 'service fee', 'passage fee', 'deposit', 'taken from available', 'available balance']);
+    const taken = Number(approval.changes[4]!.after!.replace('.', ''));
+    expect(approval.changes[5]).toEqual({ label: 'available balance', before: '1000000.00', after: ((before.available - taken) / 100).toFixed(2) });
+    // Held: the same money cannot be spent twice while it waits.
+    expect(await balances()).toEqual({ ...before, available: before.available - taken, frozen: before.frozen + taken });
+    expect(await rowCount(c.service, 'orders')).toBe(0);
+
+    // The requester (an operator may not approve at all) and the finance account's wrong or missing code are refused.
+    await fails(c, 'approveRequest', { id: approval.id, totp_code: '123456' }, 2008, 'approveRequest: the operator role may not do this (it needs approvals.decide)', as(team.operator));
+    await fails(c, 'approveRequest', { id: approval.id }, 1001, 'totp_code: is required', as(team.finance));
+    await fails(c, 'approveRequest', { id: approval.id, totp_code: '000000' }, 1001, 'totp_code: wrong or already used; enter the code the app shows now', as(team.finance));
+    expect((await ok(c, 'getApproval', { id: approval.id }, as(team.finance))).can_decide).toBe(true);
+    expect((await ok(c, 'listApprovals', { state: 'pending' }, as(team.finance))).list.map((a) => a.id)).toEqual([approval.id]);
+    expect((await ok(c, 'getSession', {}, as(team.finance))).approvals_waiting).toBe(1);
+
+    const code = totpCode(c.service, team.finance);
+    const approved = await ok(c, 'approveRequest', { id: approval.id, totp_code: code, note: 'checked with the merchant' }, as(team.finance));
+    expect(approved).toMatchObject({ state: 'approved', decided_by: { login: 'fiona' }, decision_note: 'checked with the merchant', outcome: expect.stringMatching(/^sell order S\d+ created$/) });
+    // The hold went back and the order reserved its own: moved once.
+    expect(await balances()).toEqual({ ...before, available: before.available - taken, frozen: before.frozen + taken });
+    const orders = await ok(c, 'listOrders', { merchant_id: c.m.id }, as(team.operator));
+    expect(orders.list.map((o) => [o.order_type, o.cny_amount, o.status])).toEqual([[2, '5000.00', 'pending']]);
+    const kinds = (await ok(c, 'listLedger', { merchant_id: c.m.id }, as(team.finance))).list.map((t) => t.kind);
+    expect(kinds.slice(0, 3)).toEqual(['sell_freeze', 'withdrawal_release', 'withdrawal_hold']);
+    // A decided request cannot be decided again; the same code never works twice.
+    await fails(c, 'approveRequest', { id: approval.id, totp_code: code }, 4001, `id: approval request ${approval.id} is approved, no longer pending`, as(team.finance));
+    expect(await audited()).toEqual(expect.arrayContaining(['oscar:approval.request', 'fiona:approval.approve', 'fiona:order.withdraw']));
+  });
+
+  it('nobody approves their own request, even an owner', async () => {
+    const asked = (await ok(c, 'adjustBalance', { merchant_id: c.m.id, amount: '+10', reason: 'owner top-up' }, as(team.owner))).approval!;
+    await fails(c, 'approveRequest', { id: asked.id, totp_code: totpCode(c.service, team.owner) }, 2008, `id: approval request ${asked.id} is your own: a second person must approve it`, as(team.owner));
+    await fails(c, 'rejectRequest', { id: asked.id, note: 'no' }, 2008, `id: approval request ${asked.id} is your own: cancel it instead`, as(team.owner));
+    const done = await ok(c, 'approveRequest', { id: asked.id, totp_code: totpCode(c.service, team.finance) }, as(team.finance));
+    expect(done.outcome).toMatch(/^ledger transaction #\d+ booked$/);
+  });
+
+  it('a rejected, cancelled or expired withdrawal releases its hold; nothing is created', async () => {
+    const before = await balances();
+    const rejected = (await ok(c, 'requestWithdrawal', sell('100'), as(team.operator))).approval!;
+    const cancelled = (await ok(c, 'requestWithdrawal', sell('200'), as(team.operator))).approval!;
+    const expired = (await ok(c, 'requestWithdrawal', sell('300'), as(team.operator))).approval!;
+    expect((await balances()).available).toBeLessThan(before.available);
+    await fails(c, 'rejectRequest', { id: rejected.id }, 1001, 'note: is required', as(team.finance));
+    expect(await ok(c, 'rejectRequest', { id: rejected.id, note: 'wrong account' }, as(team.finance))).toMatchObject({ state: 'rejected', decision_note: 'wrong account' });
+    await fails(c, 'cancelRequest', { id: cancelled.id }, 2008, `id: only the account that asked may cancel approval request ${cancelled.id}`, as(team.finance));
+    expect(await ok(c, 'cancelRequest', { id: cancelled.id }, as(team.operator))).toMatchObject({ state: 'cancelled' });
+    c.clock.advance(24 * 3600);
+    await c.service.work.runDue();
+    expect(await ok(c, 'getApproval', { id: expired.id }, as(team.operator))).toMatchObject({ state: 'expired', outcome: 'expired without a decision' });
+    expect(await balances()).toEqual(before);
+    expect(await rowCount(c.service, 'orders')).toBe(0);
+    expect(await audited()).toEqual(expect.arrayContaining(['fiona:approval.reject', 'oscar:approval.cancel', 'system:approval.expire']));
+  });
+
+  it('a withdrawal whose fees changed before approval fails instead of taking another amount', async () => {
+    const asked = (await ok(c, 'requestWithdrawal', sell('1000'), as(team.operator))).approval!;
+    await c.service.store.write((tx) => c.service.services.adminActions.updateChannel(tx, SYSTEM_ACTOR, { id: c.m.channels.beta, service_rate: '0.05' }));
+    const before = await balances();
+    const decided = await ok(c, 'approveRequest', { id: asked.id, totp_code: totpCode(c.service, team.finance) }, as(team.finance));
+    expect(decided).toMatchObject({ state: 'failed', outcome: expect.stringMatching(/^not done: the channel's fees changed/) });
+    expect((await balances()).available).toBeGreaterThan(before.available);
+    expect(await rowCount(c.service, 'orders')).toBe(0);
+  });
+
+  it('withdrawal thresholds: at or below the console threshold a withdrawal is done at once', async () => {
+    const limits = await ok(c, 'updateMerchantLimits', { id: c.m.id, console_withdrawal_threshold: '500.00', api_withdrawal_threshold: '0' }, as(team.admin));
+    expect(limits).toMatchObject({ console_withdrawal_threshold: 50_000, api_withdrawal_threshold: 0 });
+    const small = await ok(c, 'requestWithdrawal', sell('500.00'), as(team.operator));
+    expect(small.approval).toBeNull();
+    expect(small.done).toMatchObject({ order_type: 2, cny_amount: '500.00' });
+    expect((await ok(c, 'requestWithdrawal', sell('500.01'), as(team.operator))).approval).not.toBeNull();
+    await fails(c, 'updateMerchantLimits', { id: c.m.id, console_withdrawal_threshold: '-1' }, 1001, 'console_withdrawal_threshold: must be 0 or more', as(team.admin));
+    expect(await audited()).toEqual(expect.arrayContaining(['adam:merchant.limits', 'oscar:order.withdraw']));
+  });
+
+  it('a new API secret waits for approval; the requester sees it once', async () => {
+    const asked = (await ok(c, 'rotateMerchantSecret', { merchant_id: c.m.id }, as(team.developer))).approval!;
+    expect(asked).toMatchObject({ kind: 'secret_rotation', merchant_id: c.m.id });
+    // Finance approves money, not keys: the owner does.
+    await fails(c, 'approveRequest', { id: asked.id, totp_code: totpCode(c.service, team.finance) }, 2008, `id: approval request ${asked.id} is not one this account may decide`, as(team.finance));
+    await ok(c, 'approveRequest', { id: asked.id, totp_code: totpCode(c.service, team.owner) }, as(team.owner));
+    await fails(c, 'revealRotatedSecret', { approval_id: asked.id }, 3001, `approval_id: no secret rotation ${asked.id} asked for by this account`, as(team.owner));
+    const revealed = await ok(c, 'revealRotatedSecret', { approval_id: asked.id }, as(team.developer));
+    const { merchants } = c.service.services;
+    expect(merchants.secretOf(await read(c.service, (tx) => merchants.require(tx, c.m.id)))).toBe(revealed.api_secret);
+    expect(revealed.api_secret).not.toBe(c.m.apiSecret);
+    await fails(c, 'revealRotatedSecret', { approval_id: asked.id }, 4001, `approval_id: the secret of rotation ${asked.id} was shown already`, as(team.developer));
+    // The secret is nowhere in the audit trail.
+    expect(JSON.stringify(await ok(c, 'listAuditLog', { limit: 200 }, as(team.owner)))).not.toContain(revealed.api_secret);
+  });
+
+  it('new channel credentials wait for approval; the values never show', async () => {
+    const asked = (await ok(c, 'changeChannelCredentials', { id: c.m.channels.alpha, config: { key: 'brand-new-key' } }, as(team.admin))).approval!;
+    expect(asked.changes).toEqual([{ label: 'credential keys (values hidden)', before: '(none)', after: 'key' }]);
+    expect(JSON.stringify(asked)).not.toContain('brand-new-key');
+    await ok(c, 'approveRequest', { id: asked.id, totp_code: totpCode(c.service, team.owner) }, as(team.owner));
+    const { channels } = c.service.services;
+    expect(channels.config(await read(c.service, (tx) => channels.require(tx, c.m.channels.alpha)))).toEqual({ key: 'brand-new-key' });
+    expect(JSON.stringify(await ok(c, 'listAuditLog', { limit: 200 }, as(team.owner)))).not.toContain('brand-new-key');
+  });
+
+  it('accounts: create, list, update, reset password and two-factor; a role changes only on approval', async () => {
+    const created = await ok(c, 'createAccount', { login: 'Vera', display_name: 'Vera V', password: 'twelve chars long', role: 'viewer', merchant_ids: [c.m.id] }, as(team.admin));
+    expect(created).toMatchObject({ login: 'vera', role: 'viewer', merchant_ids: [c.m.id], enabled: true, totp_required: false });
+    await fails(c, 'createAccount', { login: 'vera', display_name: 'x', password: 'twelve chars long', role: 'viewer' }, 4001, 'login: vera is taken', as(team.admin));
+    await fails(c, 'createAccount', { login: 'walt', display_name: 'x', password: 'short', role: 'viewer' }, 1001, 'password: must be at least 12 characters', as(team.admin));
+    await fails(c, 'createAccount', { login: 'walt', display_name: 'x', password: 'twelve chars long', role: 'admin', merchant_ids: [c.m.id] }, 1001, /^merchant_ids: a admin acts for every merchant/, as(team.admin));
+    expect((await ok(c, 'listAccounts', {}, as(team.admin))).map((a) => a.login)).toEqual(expect.arrayContaining(['vera', 'olivia']));
+    expect(await ok(c, 'updateAccount', { id: created.id, display_name: 'Vera W' }, as(team.admin))).toMatchObject({ display_name: 'Vera W' });
+    await fails(c, 'updateAccount', { id: team.admin.id, enabled: false }, 4001, 'id: you cannot disable your own account', as(team.admin));
+    const link = await ok(c, 'resetAccountPassword', { id: created.id }, as(team.admin));
+    expect(link.url).toMatch(/\/console\/#\/set-password\?token=/);
+    expect(await ok(c, 'resetAccountTotp', { id: team.finance.id }, as(team.admin))).toMatchObject({ totp_enabled: false, totp_required: true });
+
+    const role = (await ok(c, 'requestRoleChange', { id: created.id, role: 'operator' }, as(team.admin))).approval!;
+    expect(role).toMatchObject({ kind: 'account_role', changes: [{ label: 'role', before: 'viewer', after: 'operator' }] });
+    expect((await ok(c, 'listAccounts', {}, as(team.admin))).find((a) => a.id === created.id)!.role).toBe('viewer');
+    await fails(c, 'requestRoleChange', { id: team.admin.id, role: 'owner' }, 4001, 'id: another owner or admin must ask for a change of your own role', as(team.admin));
+    await ok(c, 'approveRequest', { id: role.id, totp_code: totpCode(c.service, team.owner) }, as(team.owner));
+    expect((await ok(c, 'listAccounts', {}, as(team.admin))).find((a) => a.id === created.id)!.role).toBe('operator');
+    expect(await audited()).toEqual(expect.arrayContaining(['adam:account.create', 'adam:account.password_reset', 'adam:account.totp_reset', 'olivia:account.role']));
+  });
+
+  it('the signed-in account: session, password, two-factor enrolment, sign out everywhere', async () => {
+    const me = as(team.operator);
+    const session = await ok(c, 'getSession', {}, me);
+    expect(session).toMatchObject({ account: { login: 'oscar', role: 'operator', merchant_ids: [c.m.id] }, desktop: false, stage: 'full', approvals_waiting: 0 });
+    expect(session.permissions).toContain('orders.create');
+    expect(session.permissions).not.toContain('approvals.decide');
+    await fails(c, 'changePassword', { current_password: 'wrong one', new_password: 'another good password' }, 1001, "current_password: is not this account's password", me);
+    await ok(c, 'changePassword', { current_password: team.operator.password, new_password: 'another good password' }, me);
+    const enrolment = await ok(c, 'beginTotpEnrolment', {}, me);
+    await fails(c, 'confirmTotpEnrolment', { code: '000000' }, 1001, "code: is not the code the app shows now (check the phone's clock)", me);
+    const confirmed = await ok(c, 'confirmTotpEnrolment', { code: totpCodeAt(enrolment.secret, 'oscar', c.clock.now()) }, me);
+    expect(confirmed.account.totp_enabled).toBe(true);
+    expect(await ok(c, 'signOutEverywhere', {}, me)).toEqual({ ended_sessions: 0 });
+  });
+
+  it('developer settings, and an audit trail each role sees as far as its merchants go, filtered and paged', async () => {
+    const was = (await read(c.service, (tx) => c.service.services.merchants.get(tx, c.m.id))).sign_type;
+    const now = was === 'md5' ? 'hmac-sha256' : 'md5';
+    const dev = await ok(c, 'updateMerchantDeveloperSettings', { merchant_id: c.m.id, sign_type: now }, as(team.developer));
+    expect(dev.sign_type).toBe(now);
+    await ok(c, 'createMerchant', { name: 'Elsewhere' }, as(team.admin));
+    const all = await ok(c, 'listAuditLog', { limit: 200 }, as(team.owner));
+    const entry = all.list.find((e) => e.action === 'merchant.update')!;
+    expect(entry).toMatchObject({ actor_kind: 'account', account_login: 'dev', role: 'developer', address: '127.0.0.1', user_agent: 'vitest', merchant_id: c.m.id, target: `merchant #${c.m.id}` });
+    expect(entry.before).toMatchObject({ sign_type: was });
+    expect(entry.after).toMatchObject({ sign_type: now });
+    expect(entry.hash).toMatch(/^[0-9a-f]{64}$/);
+    const byAction = await ok(c, 'listAuditLog', { action: 'merchant.create', limit: 200 }, as(team.owner));
+    expect(byAction.list.map((e) => e.account_login)).toEqual(['adam']);
+    const byAccount = await ok(c, 'listAuditLog', { account_login: 'dev', limit: 200 }, as(team.owner));
+    expect(new Set(byAccount.list.map((e) => e.account_login))).toEqual(new Set(['dev']));
+    const page = await ok(c, 'listAuditLog', { limit: 2 }, as(team.owner));
+    expect(page.list).toHaveLength(2);
+    const next = await ok(c, 'listAuditLog', { limit: 2, before_id: page.next_before_id! }, as(team.owner));
+    expect(next.list[0]!.id).toBeLessThan(page.list[1]!.id);
+    // A limited finance account sees entries about its merchants only.
+    const limited = await createTestAccount(c.service, { role: 'finance', merchantIds: [c.m.id] });
+    const seen = await ok(c, 'listAuditLog', { limit: 200 }, as(limited));
+    expect(seen.list.length).toBeGreaterThan(0);
+    expect(seen.list.every((e) => e.merchant_id === c.m.id)).toBe(true);
+    const verdict = await c.service.services.audit.verify(c.service.store);
+    expect(verdict).toMatchObject({ ok: true, problem: null });
   });
 });
 

@@ -1,4 +1,5 @@
 import type { IpcMain, IpcMainInvokeEvent } from 'electron';
+import { desktopCallerOf } from '../../support/accounts';
 import { describe, expect, it } from 'vitest';
 import { createConsoleHandlers, type ConsoleHandlers } from '../../../src-main/console-api/console-handlers';
 import { APP_ORIGIN } from '../../../src-main/desktop/content-security';
@@ -36,16 +37,18 @@ async function setup() {
   const handlers = Object.fromEntries(
     Object.entries(real).map(([name, fn]) => [
       name,
-      (req: unknown) => {
+      (req: unknown, caller: unknown) => {
         reached.push(name);
-        return (fn as (r: unknown) => unknown)(req);
+        return (fn as (r: unknown, c: unknown) => unknown)(req, caller);
       },
     ]),
   ) as unknown as ConsoleHandlers;
   const ipc = fakeIpcMain();
   const warnings: string[] = [];
+  const owner = await desktopCallerOf(service);
   const unregister = registerConsoleIpc(ipc as unknown as IpcMain, handlers, {
     trustedOrigins: [APP_ORIGIN],
+    caller: () => owner,
     log: { warn: (l) => warnings.push(l), error: () => {} },
   });
   const call = (method: string, event: IpcMainInvokeEvent, ...args: unknown[]) => {

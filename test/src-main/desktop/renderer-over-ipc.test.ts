@@ -18,6 +18,7 @@ import { seedDemo } from '../../../src-main/demo-seed';
 import { CONSOLE_METHODS, type ConsoleMethod } from '../../../src-shared/console-api/methods';
 import { rendererViteConfig } from '../../../src-renderer/vite.config';
 import { testService } from '../../support/service-harness';
+import { desktopCallerOf } from '../../support/accounts';
 
 vi.mock('electron', async () => (await import('./support/fake-electron')).fakeElectronModule());
 
@@ -72,6 +73,7 @@ describe('the console bundle in Chromium over the desktop bridge', () => {
     const service = await testService();
     const demo = await seedDemo(service);
     const handlers = createConsoleHandlers(service, { version: '0.1.0-test', listenerUrl: () => null, listenerError: () => LISTENER_ERROR });
+    const owner = await desktopCallerOf(service);
     const calls: string[] = [];
 
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -84,7 +86,7 @@ describe('the console bundle in Chromium over the desktop bridge', () => {
     await page.exposeBinding('__desktopIpc', async (source, method: string, request: unknown) => {
       calls.push(method);
       const senderFrame = { url: source.frame.url(), parent: source.frame.parentFrame() ? {} : null };
-      return guardedConsoleCall(handlers, method as ConsoleMethod, { senderFrame } as never, [request], { trustedOrigins: [origin] });
+      return guardedConsoleCall(handlers, method as ConsoleMethod, { senderFrame } as never, [request], { trustedOrigins: [origin], caller: () => owner });
     });
     // The preload's side: one frozen function per contract method, one argument each, nothing else.
     // (Browser-side code as strings: this project's tsconfig has no DOM types.)

@@ -142,7 +142,8 @@ describe('request log URLs', () => {
     const service = await testService();
     const listener = await testListener(service, { logger: log.logger });
     const host = new URL(listener.url).host;
-    const login = (await service.store.write((tx) => service.services.consoleAuth.issueLoginToken(tx))).credential;
+    // A real one-time link token, sent where a careless client might put it: in an encoded query parameter.
+    const login = (await service.store.write((tx) => service.services.consoleAuth.issueSetupLink(tx)))!.credential;
     await rawRequest(listener.url, 'HEAD', `/console/login?%74oken=${encodeURIComponent(login)}`, { headers: { host } });
 
     const m = await seedMerchant(service);

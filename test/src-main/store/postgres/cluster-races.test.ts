@@ -5,6 +5,7 @@
  * decides; neither instance may overdraw, create twice, accept a nonce
  * twice or move an order twice.
  */
+import { createTestAccount } from '../../../support/accounts';
 import { describe, expect, it } from 'vitest';
 import { createMerchantClient } from '../../../../src-shared/client/merchant-client';
 import { computeSignature } from '../../../../src-shared/client/sign';
@@ -129,11 +130,15 @@ describe('several instances on one PostgreSQL database', () => {
     }
   });
 
-  it('sessions are shared: a console login on one instance is valid on the other', async () => {
+  it('sessions are shared: a console sign-in on one instance is valid on the other', async () => {
     const c = await cluster();
     try {
-      const token = await c.instances[0]!.store.write((tx) => c.instances[0]!.services.consoleAuth.issueLoginToken(tx));
-      const login = await fetch(`${c.listeners[0]!.url}/console/login?token=${encodeURIComponent(token.credential)}`, { redirect: 'manual' });
+      const admin = await createTestAccount(c.instances[0]!, { role: 'admin' });
+      const login = await fetch(`${c.listeners[0]!.url}/console/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: c.listeners[0]!.url },
+        body: JSON.stringify({ login: admin.login, password: admin.password }),
+      });
       expect(login.status).toBe(200);
       const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
       const port0 = new URL(c.listeners[0]!.url).port;
