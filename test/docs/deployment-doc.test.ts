@@ -14,6 +14,7 @@ import { JOB_CLAIM_SECONDS } from '../../src-main/background/order-worker';
 import { CLAIM_SECONDS_ENV, MASTER_KEY_ENV, MASTER_KEY_FILE_ENV } from '../../src-main/cli/command';
 import { COMMANDS } from '../../src-main/cli/main';
 import { MasterKeyMismatchError } from '../../src-main/crypto/key-check';
+import { KEYCHAIN_ENV } from '../../src-main/desktop/safe-storage-key-store';
 import { LATEST_SCHEMA_VERSION } from '../../src-main/store/migrations/index';
 import { DATABASE_URL_ENV } from '../../src-main/store/open-store';
 import { DEFAULT_POOL_SIZE } from '../../src-main/store/postgres/postgres-store';
@@ -68,7 +69,7 @@ describe('docs/deployment.md', () => {
   });
 
   it('names only environment variables and commands that exist', () => {
-    const known = [DATABASE_URL_ENV, MASTER_KEY_ENV, MASTER_KEY_FILE_ENV, CLAIM_SECONDS_ENV];
+    const known = [DATABASE_URL_ENV, MASTER_KEY_ENV, MASTER_KEY_FILE_ENV, CLAIM_SECONDS_ENV, KEYCHAIN_ENV];
     const named = [...new Set(doc.match(/MERCHANT_CONSOLE_[A-Z_]+/g))];
     expect(named.filter((n) => !known.includes(n))).toEqual([]);
     expect(named.sort()).toEqual([...known].sort());

@@ -14,7 +14,10 @@ import { databasePath, ensureDataDir, runningServiceInfo } from '../../store/dat
 import { checkDatabaseUrl, openStore, type StoreConfig } from '../../store/open-store';
 import type { Store } from '../../store/store';
 import fs from 'node:fs';
-import { fileMasterKeyStore, MASTER_KEY_FILE, writeNewKeyFile, type MasterKeyStore } from '../../crypto/secret-box';
+import { verifyMasterKey } from '../../crypto/key-check';
+import { createSecretBox, fileMasterKeyStore, MASTER_KEY_FILE, writeNewKeyFile } from '../../crypto/secret-box';
+import { createMerchantRepository } from '../../repositories/merchant-repository';
+import { createSettingsRepository } from '../../repositories/settings-repository';
 import { defineCommand, requiredOption, UsageError, withService, type CommandArgs, type CommandDef, type CommandIo } from '../command';
 
 /** A store named on the command line: a postgres:// URL, or a data dir (its SQLite file). */
@@ -52,13 +55,19 @@ function progressPrinter(io: CommandIo, tty: boolean): (p: CopyProgress) => void
   };
 }
 
+/** A data dir target's own master.key, if it has one, must be the key the copied secrets are sealed with. */
+function checkTargetKey(dataDir: string, key: Buffer): void {
+  const file = path.join(dataDir, MASTER_KEY_FILE);
+  if (fs.existsSync(file) && !fileMasterKeyStore(dataDir).loadOrCreate().equals(key)) {
+    throw new Error(`${file} holds another master key than the copied secrets were sealed with; move it away or use another data dir`);
+  }
+}
+
 /** Writes the key as the data dir's master.key (0600) unless one is there: then it must be the same key. */
 function installMasterKey(dataDir: string, key: Buffer): void {
   const file = path.join(dataDir, MASTER_KEY_FILE);
   if (fs.existsSync(file)) {
-    if (!fileMasterKeyStore(dataDir).loadOrCreate().equals(key)) {
-      throw new Error(`${file} holds another master key than the copied secrets were sealed with; move it away or use another data dir`);
-    }
+    checkTargetKey(dataDir, key);
     return;
   }
   if (!writeNewKeyFile(file, key)) installMasterKey(dataDir, key); // written meanwhile: check it as above
@@ -84,10 +93,13 @@ async function runCopy(args: CommandArgs, io: CommandIo): Promise<CopyResult> {
   // The secrets travel sealed: the target opens them with the source's key.
   const keyStore = args.masterKeyStore ?? (from.dataDir ? fileMasterKeyStore(from.dataDir) : undefined);
   if (!keyStore) throw new UsageError('copying from PostgreSQL needs the master key its secrets are sealed with: --master-key-file FILE (or $MERCHANT_CONSOLE_MASTER_KEY)');
+  // Every check of the key comes before anything is written to the target (a desktop key sealed in the OS keychain is refused here).
+  const key = keyStore.loadOrCreate();
+  if (to.dataDir) checkTargetKey(to.dataDir, key);
   // A data dir this copy creates is removed again when the copy fails: a failed copy leaves nothing behind.
   const newDir = to.dataDir !== undefined && !fs.existsSync(to.dataDir) ? to.dataDir : undefined;
   try {
-    return await copyAndVerify(from, to, keyStore, args, io);
+    return await copyAndVerify(from, to, key, args, io);
   } catch (err) {
     if (newDir) fs.rmSync(newDir, { recursive: true, force: true });
     throw err;
@@ -97,7 +109,7 @@ async function runCopy(args: CommandArgs, io: CommandIo): Promise<CopyResult> {
 async function copyAndVerify(
   from: ReturnType<typeof storeOf>,
   to: ReturnType<typeof storeOf>,
-  keyStore: MasterKeyStore,
+  key: Buffer,
   args: CommandArgs,
   io: CommandIo,
 ): Promise<CopyResult> {
@@ -107,6 +119,8 @@ async function copyAndVerify(
   let report: CopyReport;
   try {
     source = await openStore(from.config);
+    // The key must open the source's secrets (its check value): else the copy would be unusable with it.
+    await verifyMasterKey(source, createSecretBox(key), { settings: createSettingsRepository(), merchants: createMerchantRepository() });
     target = await openStore(to.config);
     // --json: one document on stdout and nothing else. Row counts and counters are compared before the copy commits.
     report = await copyStore(source, target, args.json ? undefined : progressPrinter(io, process.stderr.isTTY === true));
@@ -115,11 +129,11 @@ async function copyAndVerify(
     await source?.close();
   }
   // A data dir target keeps the key next to its store, as the desktop app and serve expect it.
-  if (to.dataDir) installMasterKey(to.dataDir, keyStore.loadOrCreate());
+  if (to.dataDir) installMasterKey(to.dataDir, key);
   // The target as the service sees it: the master key opens its secrets, its ledger is consistent, its audit chain intact.
   const service = await openService({
     dataDir: to.dataDir ?? from.dataDir ?? args.dataDir,
-    masterKeyStore: keyStore,
+    masterKeyStore: { loadOrCreate: () => key },
     ...(to.config.kind === 'postgres' ? { databaseUrl: to.config.url } : {}),
   });
   let audit: string[];

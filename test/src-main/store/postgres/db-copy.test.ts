@@ -73,8 +73,10 @@ async function snapshot(service: MerchantConsoleService) {
   });
 }
 
-async function desktopStore(): Promise<{ dir: string; before: Awaited<ReturnType<typeof snapshot>>; rows: Record<string, unknown[]> }> {
+/** A desktop data dir with a store; `keyOf`: another data dir whose master key it uses. */
+async function desktopStore(keyOf?: string): Promise<{ dir: string; before: Awaited<ReturnType<typeof snapshot>>; rows: Record<string, unknown[]> }> {
   const dir = tempDir();
+  if (keyOf) fs.copyFileSync(path.join(keyOf, 'master.key'), path.join(dir, 'master.key'));
   // The desktop's store: SQLite in the data dir (this file runs on the postgres project, so name no database).
   const service = await openService({ dataDir: dir });
   try {
@@ -163,7 +165,8 @@ describe('db copy', () => {
     const { dir } = await desktopStore();
     const url = await freshPostgresDatabase();
     expect((await cli(['db', 'copy', '--from', dir, '--to', url])).code).toBe(0);
-    const occupied = (await desktopStore()).dir;
+    // Another desktop store under the same key: only its not being empty stands in the way.
+    const occupied = (await desktopStore(dir)).dir;
     const key = fs.readFileSync(path.join(occupied, 'master.key'), 'utf8');
     const before = await withStore({ kind: 'sqlite', file: databasePath(occupied) }, dumpTables);
     const refused = await cli(['db', 'copy', '--from', url, '--to', occupied, '--master-key-file', path.join(dir, 'master.key')]);
@@ -233,6 +236,36 @@ describe('db copy', () => {
       for (const { child, parent } of checked) expect(copied.indexOf(parent), `${child} references ${parent}`).toBeLessThan(copied.indexOf(child));
       expect(checked.map((r) => `${r.child} → ${r.parent}`)).toContain('ledger_transactions → approval_requests');
     });
+  });
+
+  it('checks the master key before it writes anything to the target', async () => {
+    const { dir } = await desktopStore();
+    const url = await freshPostgresDatabase();
+    // A desktop key sealed in the OS keychain: only the desktop app can give it back.
+    const sealed = (await desktopStore()).dir;
+    fs.writeFileSync(path.join(sealed, 'master.key.safe'), 'sealed by the keychain');
+    fs.rmSync(path.join(sealed, 'master.key'));
+    const keychain = await cli(['db', 'copy', '--from', sealed, '--to', url]);
+    expect(keychain.code).toBe(1);
+    expect(keychain.stderr).toMatch(/sealed in the OS keychain by the desktop app .* MERCHANT_CONSOLE_KEYCHAIN=off/);
+    expect(await withStore({ kind: 'postgres', url }, firstNonEmptyTable)).toBeUndefined();
+
+    // A key that does not open the source's secrets, into an existing (empty) data dir.
+    expect((await cli(['db', 'copy', '--from', dir, '--to', url])).code).toBe(0);
+    const target = tempDir();
+    const otherKey = path.join(tempDir(), 'other.key');
+    fs.writeFileSync(otherKey, Buffer.alloc(32, 9).toString('base64'));
+    const wrong = await cli(['db', 'copy', '--from', url, '--to', target, '--master-key-file', otherKey]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/the master key does not match the one the secrets in postgres:\/\/\S+ were sealed with/);
+    expect(fs.readdirSync(target)).toEqual([]);
+
+    // A data dir whose own master.key is another key.
+    fs.copyFileSync(otherKey, path.join(target, 'master.key'));
+    const clash = await cli(['db', 'copy', '--from', url, '--to', target, '--master-key-file', path.join(dir, 'master.key')]);
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toMatch(/master\.key holds another master key than the copied secrets were sealed with/);
+    expect(fs.readdirSync(target)).toEqual(['master.key']);
   });
 
   it('names what is wrong with the arguments', async () => {
