@@ -6,9 +6,8 @@
 import path from 'node:path';
 import { formatBeijingTime } from '../../../src-shared/beijing-time';
 import { openService } from '../../service';
-import { createAuditRepository } from '../../repositories/audit-repository';
 import { createStoreStatusRepository } from '../../repositories/store-status-repository';
-import { createAuditService, type AuditVerification } from '../../services/audit-service';
+import type { AuditVerification } from '../../services/audit-service';
 import { copyStore, type CopyProgress, type CopyReport } from '../../store/copy-store';
 import { databasePath, ensureDataDir, runningServiceInfo } from '../../store/data-dir';
 import { checkDatabaseUrl, openStore, type StoreConfig } from '../../store/open-store';
@@ -140,7 +139,7 @@ async function copyAndVerify(
   let chain: AuditVerification;
   try {
     audit = await service.store.read((tx) => service.services.ledger.audit(tx));
-    chain = await createAuditService({ clock: service.clock, audit: createAuditRepository() }).verify(service.store);
+    chain = await service.services.audit.verify(service.store);
   } finally {
     await service.close();
   }

@@ -9,9 +9,7 @@
  */
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAuditRepository } from '../../../src-main/repositories/audit-repository';
 import { openService } from '../../../src-main/service';
-import { createAuditService } from '../../../src-main/services/audit-service';
 import { COPIED_TABLES, CopyIncompleteError, copyStore, DERIVED_TABLES, firstNonEmptyTable, tablesOf, UnknownTablesError, type CopyProgress } from '../../../src-main/store/copy-store';
 import { databasePath } from '../../../src-main/store/data-dir';
 import { openStore } from '../../../src-main/store/open-store';
@@ -43,7 +41,7 @@ async function fullStore() {
   for (const status of ['paid', 'completed', 'cancelled'] as const) await orderIn(service, m, 1, status);
   await newSell(service, m, 20_000);
   await newBuy(service, m);
-  await seedTeamRecords(service, KEY, m.id);
+  await seedTeamRecords(service, m.id);
   return service;
 }
 
@@ -96,7 +94,7 @@ describe('copyStore', () => {
     const copied = await openService({ dataDir: dir, masterKeyStore: { loadOrCreate: () => KEY } });
     try {
       await expectLedgerConsistent(copied);
-      const chain = await createAuditService({ clock: copied.clock, audit: createAuditRepository() }).verify(copied.store);
+      const chain = await copied.services.audit.verify(copied.store);
       expect(chain).toMatchObject({ ok: true, entries: before.audit_log!.length, problem: null });
     } finally {
       await copied.close();

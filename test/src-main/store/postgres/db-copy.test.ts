@@ -22,8 +22,6 @@ import { tempDir } from '../../../support/temp-dir';
 import { freshPostgresDatabase } from '../../../support/test-engine';
 import { dumpTables, seedTeamRecords } from '../team-records';
 
-const masterKeyOf = (dir: string) => Buffer.from(fs.readFileSync(path.join(dir, 'master.key'), 'utf8'), 'base64');
-
 async function withStore<T>(config: Parameters<typeof openStore>[0], fn: (store: Store) => Promise<T>): Promise<T> {
   const store = await openStore(config);
   try {
@@ -89,7 +87,7 @@ async function desktopStore(keyOf?: string): Promise<{ dir: string; before: Awai
     for (const status of ['pending', 'confirmed', 'completed', 'cancelled'] as const) await orderIn(service, a, 2, status);
     await newBuy(service, b, 5_000);
     // Staff accounts, approvals (withdrawal holds in the ledger), sessions bound to accounts, the audit trail.
-    await seedTeamRecords(service, masterKeyOf(dir), a.id);
+    await seedTeamRecords(service, a.id);
     await expectLedgerConsistent(service);
     return { dir, before: await snapshot(service), rows: await dumpTables(service.store) };
   } finally {
