@@ -15,6 +15,7 @@ export const BOTH_ENGINES = [
   'test/src-main/http/checkout.test.ts',
   'test/src-main/http/console-routes.test.ts',
   'test/src-main/http/sell-balance.test.ts',
+  'test/src-main/http/held-withdrawal.test.ts',
   'test/src-main/http/alpha-sell-regions.test.ts',
   'test/src-main/http/bad-input.property.test.ts',
   'test/src-main/services/**/*.test.ts',
@@ -29,14 +30,55 @@ export const BOTH_ENGINES = [
   'test/src-main/store/store-api.test.ts',
 ];
 
+/**
+ * Suites of the `node` project that start processes (the CLI's bin, `serve`,
+ * mount), build bundles or drive a browser. Everything else there runs
+ * in-process on SQLite and is also the `unit` project: `npm run test:unit`,
+ * the inner loop while editing (test/docs/test-commands.test.ts keeps a
+ * process-starting suite out of it).
+ */
+export const OUT_OF_PROCESS = [
+  'test/docs/readme.test.ts',
+  'test/scripts/build-cli.test.ts',
+  'test/src-main/cli/console-serve.test.ts',
+  'test/src-main/cli/money-commands.test.ts',
+  'test/src-main/cli/sandbox-commands.test.ts',
+  'test/src-main/cli/serve-command.test.ts',
+  'test/src-main/cli/serve-crash.test.ts',
+  'test/src-main/cli/serve-public-url.test.ts',
+  'test/src-main/cli/serve-secrets.test.ts',
+  'test/src-main/desktop/bundle.test.ts',
+  'test/src-main/desktop/packaging.test.ts',
+  'test/src-main/desktop/renderer-build.test.ts',
+  'test/src-main/desktop/renderer-over-ipc.test.ts',
+  'test/src-main/http/api-reference-browser.test.ts',
+  'test/src-main/http/checkout-browser.test.ts',
+  'test/src-main/store/data-dir.test.ts',
+  'test/src-main/store/storage-faults.test.ts',
+];
+
+const NODE_SUITES = ['test/src-main/**/*.test.ts', 'test/src-shared/**/*.test.ts', 'test/scripts/**/*.test.ts', 'test/docs/**/*.test.ts', 'test/bench/**/*.test.ts'];
+const POSTGRES_ONLY = 'test/src-main/store/postgres/**';
+
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           name: 'node',
-          include: ['test/src-main/**/*.test.ts', 'test/src-shared/**/*.test.ts', 'test/scripts/**/*.test.ts', 'test/docs/**/*.test.ts', 'test/bench/**/*.test.ts'],
-          exclude: ['test/src-main/store/postgres/**'],
+          include: NODE_SUITES,
+          exclude: [POSTGRES_ONLY],
+          environment: 'node',
+          testTimeout: 20_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        // The in-process part of `node` (see OUT_OF_PROCESS): `npm run test:unit`; `npm test` does not run it again.
+        test: {
+          name: 'unit',
+          include: NODE_SUITES,
+          exclude: [POSTGRES_ONLY, ...OUT_OF_PROCESS],
           environment: 'node',
           testTimeout: 20_000,
           hookTimeout: 30_000,

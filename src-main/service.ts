@@ -39,6 +39,7 @@ import { createAccountService } from './services/account-service';
 import { createApprovalService } from './services/approval-service';
 import { createAdminActions } from './services/admin-actions';
 import { createApprovalExecutors } from './services/approval-executors';
+import { createApiWithdrawalService } from './services/api-withdrawal-service';
 
 export interface ServiceOptions {
   /** The data dir: the SQLite store (unless databaseUrl), the default master key file, service.json. */
@@ -182,6 +183,7 @@ async function assemble(store: Store, options: ServiceOptions) {
     verifyTotp: (tx, accountId, code) => accounts.verifyTotp(tx, accountId, code),
     executors: createApprovalExecutors({ secretBox, merchants: repos.merchants, orders, accounts, adminActions, audit }),
   });
+  const apiWithdrawals = createApiWithdrawalService({ orders, approvals, ledger });
   const work = createServiceWork({
     approvals,
     store,
@@ -232,6 +234,7 @@ async function assemble(store: Store, options: ServiceOptions) {
       accounts,
       approvals,
       adminActions,
+      apiWithdrawals,
     },
     drivers,
     /** Scheduled work (expiry, payouts, settlement, callbacks): `work.runDue()`; timers in background/background-work.ts. */

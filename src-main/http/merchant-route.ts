@@ -13,9 +13,9 @@
  * mismatch refused) instead of writing, and a new answer is stored with the
  * write.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AppError, ErrorCode } from '../../src-shared/errors';
+import { AppError, ErrorCode, httpStatusOf, SUCCESS_CODE, type Envelope } from '../../src-shared/errors';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../src-shared/json/lossless-json';
 import { parseOrThrow } from '../../src-shared/validation/parse';
 import type { MerchantRow } from '../repositories/merchant-repository';
@@ -23,7 +23,7 @@ import type { MerchantConsoleService } from '../service';
 import type { ReadTx, WriteTx } from '../store/store';
 import { envelopeJsonSchema, successEnvelope } from './envelope';
 import { IDEMPOTENCY_HEADER, idempotencyKeyOf, idempotencyKeySchema, requestFingerprint } from '../services/idempotency-service';
-import type { RouteDoc } from './openapi/route-doc';
+import type { ResponseDoc, RouteDoc } from './openapi/route-doc';
 
 export interface MerchantRouteContext<B, Q> {
   merchant: MerchantRow;
@@ -67,6 +67,20 @@ export interface WriteRoute<B extends z.ZodType, Q extends z.ZodType, R extends 
   idempotent?: boolean;
   /** The id of the order a result created, kept with its idempotency key. */
   orderIdOf?(result: T): number;
+  /**
+   * A result that was accepted but not done (a withdrawal held for approval):
+   * the envelope to answer instead (its code ≠ 1 gives the HTTP status), or
+   * null for a done result. Stored for an Idempotency-Key like any answer.
+   */
+  notDone?(result: T): Envelope<unknown> | null;
+  /**
+   * Idempotent routes: a stored answer that may have moved on since (a held
+   * withdrawal decided) — the answer to replay now (it replaces the stored
+   * one), or null to replay it as stored.
+   */
+  refreshReplay?(tx: WriteTx, stored: Envelope<unknown>, ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): Promise<Envelope<unknown> | null>;
+  /** Documented answers besides 200 (e.g. 202 for a held withdrawal). */
+  otherAnswers?: Record<number, ResponseDoc>;
 }
 
 export type MerchantRoute = ReadRoute<z.ZodType, z.ZodType, z.ZodType> | WriteRoute<z.ZodType, z.ZodType, z.ZodType, unknown>;
@@ -184,11 +198,20 @@ export function registerMerchantRoute(
                   mismatchMessage: 'Idempotency-Key: already used with different parameters',
                   write: async () => {
                     const result = await route.write(tx, c);
+                    const notDone = route.notDone?.(result) ?? null;
                     const time = route.withTime ? String(clock.now()) : undefined;
-                    const envelope = JSON.stringify(successEnvelope(route.present(result, c), route.message ?? 'success', time));
-                    return { answer: envelope, orderId: route.orderIdOf?.(result) ?? null };
+                    const envelope = JSON.stringify(notDone ?? successEnvelope(route.present(result, c), route.message ?? 'success', time));
+                    return { answer: envelope, orderId: notDone ? null : (route.orderIdOf?.(result) ?? null) };
                   },
                 });
+                if (answer.replayed && route.refreshReplay) {
+                  const fresh = await route.refreshReplay(tx, JSON.parse(answer.answer) as Envelope<unknown>, c);
+                  if (fresh) {
+                    const text = JSON.stringify(fresh);
+                    await idempotency.replaceAnswer(tx, verified.merchant.id, idempotencyKey, text);
+                    return { envelope: text, replayed: true };
+                  }
+                }
                 return { envelope: answer.answer, replayed: answer.replayed };
               }),
             };
@@ -206,7 +229,14 @@ export function registerMerchantRoute(
         const answer = outcome!.value as { envelope: string; replayed: boolean };
         // First answer and replays are the same stored JSON, so the same bytes.
         if (answer.replayed) reply.header('idempotent-replayed', 'true');
-        return JSON.parse(answer.envelope) as unknown;
+        const envelope = JSON.parse(answer.envelope) as Envelope<unknown>;
+        if (envelope.code !== SUCCESS_CODE) statusOf(reply).status(httpStatusOf(envelope.code as ErrorCode));
+        return envelope;
+      }
+      if (route.kind === 'write') {
+        const result = (outcome!.value as { result: unknown }).result;
+        const notDone = route.notDone?.(result) ?? null;
+        if (notDone) return statusOf(reply).status(httpStatusOf(notDone.code as ErrorCode)).send(notDone);
       }
 
       const data = route.kind === 'write' ? route.present((outcome!.value as { result: unknown }).result, ctx!) : outcome!.value;
@@ -214,6 +244,11 @@ export function registerMerchantRoute(
       return successEnvelope(data, route.message ?? 'success', time);
     },
   );
+}
+
+/** The reply without the route schema's 200-only typing: an accepted-not-done answer (202) or a replayed refusal has its own status. */
+function statusOf(reply: FastifyReply): FastifyReply {
+  return reply;
 }
 
 /** A merchant route's entry in the OpenAPI document: its own schemas, signed, the idempotency header if it takes one. */
@@ -239,6 +274,7 @@ function merchantRouteDoc(route: MerchantRoute): RouteDoc {
       : {}),
     body: { schema: route.body, description: 'The parameters, with api_key, timestamp, nonce and signature (see the requestSignature scheme).' },
     responses: {
+      ...(route.kind === 'write' ? route.otherAnswers : {}),
       200: {
         description: 'Done.',
         envelope: route.response,

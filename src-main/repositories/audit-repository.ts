@@ -1,6 +1,6 @@
 import type { ReadTx, WriteTx } from '../store/store';
 
-export type AuditActorKind = 'account' | 'cli' | 'desktop' | 'system' | 'anonymous';
+export type AuditActorKind = 'account' | 'cli' | 'desktop' | 'system' | 'anonymous' | 'merchant';
 
 export interface AuditRow {
   id: number;

@@ -290,6 +290,12 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
       return rows.length;
     },
 
+    /** A withdrawal request the merchant API filed for this merchant, as stored (its outcome: api-withdrawal-service). */
+    async findOfMerchant(tx: ReadTx, merchantId: number, id: number): Promise<ApprovalRow | undefined> {
+      const row = await approvals.findById(tx, id);
+      return row && row.merchant_id === merchantId && row.kind === 'withdrawal' && row.requested_via === 'api' ? row : undefined;
+    },
+
     async get(tx: ReadTx, party: ApprovalParty, id: number, canDecide: boolean): Promise<ApprovalView> {
       const row = await approvals.findById(tx, id);
       const visible = row && (party.platform || (row.merchant_id !== null && (party.merchantIds ?? []).includes(row.merchant_id)) || row.requested_by === party.accountId);

@@ -107,6 +107,12 @@ export function createIdempotencyService({ clock, idempotency }: { clock: Clock;
       return { answer, replayed: false };
     },
 
+    /** Replaces a kept answer that has moved on (a held withdrawal decided): later replays give the new one. */
+    async replaceAnswer(tx: WriteTx, merchantId: number, key: string, answer: string): Promise<void> {
+      const row = await idempotency.find(tx, merchantId, key);
+      if (row) await idempotency.complete(tx, merchantId, key, answer, row.order_id);
+    },
+
     purgeExpired(tx: WriteTx): Promise<number> {
       return idempotency.purgeExpired(tx, clock.now());
     },

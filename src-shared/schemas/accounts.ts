@@ -161,7 +161,8 @@ export const approvalRejectInput = z.strictObject({ id: positiveId, note: z.stri
 
 // ------------------------------------------------------------------ audit
 
-export const AUDIT_ACTOR_KINDS = ['account', 'cli', 'desktop', 'system', 'anonymous'] as const;
+/** merchant: a signed merchant-API request (a held withdrawal), named by its api_key. */
+export const AUDIT_ACTOR_KINDS = ['account', 'cli', 'desktop', 'system', 'anonymous', 'merchant'] as const;
 
 export const auditEntryView = z.object({
   id: z.int(),

@@ -228,3 +228,20 @@ export type PayChannelView = z.infer<typeof payChannelView>;
 
 export const payChannelListView = z.object({ list: z.array(payChannelView), total: z.int() });
 export type PayChannelListView = z.infer<typeof payChannelListView>;
+
+/**
+ * createOrder's answer for a sell order above the merchant's API withdrawal
+ * threshold: accepted, not done — it waits for a second person's approval
+ * (HTTP 202, code 4005). A replay of its Idempotency-Key answers the outcome
+ * once decided: the order, or a 409 saying why there is none.
+ */
+export const heldWithdrawalEnvelope = z.object({
+  code: z.literal(4005),
+  msg: z.string(),
+  data: z.object({
+    /** The approval request (the console's approvals inbox shows it). */
+    approval_id: z.int(),
+    /** Unix seconds: undecided by then, it expires and the held sum is released. */
+    expires_at: z.int(),
+  }),
+});

@@ -1,5 +1,8 @@
 /** The merchant endpoints of the spec (1–5). */
+import { z } from 'zod';
 import { ORDER_TYPE } from '../../../src-shared/constants';
+import { AppError, ErrorCode } from '../../../src-shared/errors';
+import { formatBeijingTime } from '../../../src-shared/beijing-time';
 import {
   createOrderBody,
   createdOrderView,
@@ -11,14 +14,26 @@ import {
   orderView,
   payChannelListView,
   type CreateOrderInput,
+  heldWithdrawalEnvelope,
 } from '../../../src-shared/schemas/merchant-api';
 import type { OrderRow } from '../../repositories/order-repository';
 import type { MerchantConsoleService } from '../../service';
 import { toOrderView } from '../../services/order-service';
 import { defineReadRoute, defineWriteRoute, type MerchantRoute } from '../merchant-route';
+import { errorEnvelope, successEnvelope } from '../envelope';
+import { isHeldWithdrawal, type HeldWithdrawal } from '../../services/api-withdrawal-service';
+
+/** What the merchant hears of a held withdrawal (schemas/merchant-api.ts heldWithdrawalEnvelope). */
+function heldEnvelope(held: HeldWithdrawal): z.output<typeof heldWithdrawalEnvelope> {
+  return {
+    code: ErrorCode.WITHDRAWAL_HELD,
+    msg: `withdrawal held: request #${held.approval_id} waits for a second person's approval until ${formatBeijingTime(held.expires_at)} (Beijing time); its sum is held, and the order is created when approved`,
+    data: { approval_id: held.approval_id, expires_at: held.expires_at },
+  };
+}
 
 export function merchantRoutes(service: MerchantConsoleService): MerchantRoute[] {
-  const { orders, channels } = service.services;
+  const { orders, channels, apiWithdrawals } = service.services;
 
   return [
     defineReadRoute({
@@ -63,13 +78,30 @@ export function merchantRoutes(service: MerchantConsoleService): MerchantRoute[]
       response: createdOrderView,
       message: 'Order created',
       withTime: true,
-      write: (tx, { merchant, body }): Promise<OrderRow> => {
+      write: (tx, { merchant, body }): Promise<OrderRow | HeldWithdrawal> => {
         const input = body as CreateOrderInput;
-        return input.order_type === ORDER_TYPE.BUY ? orders.createBuy(tx, merchant.id, input) : orders.createSell(tx, merchant.id, input);
+        return input.order_type === ORDER_TYPE.BUY ? orders.createBuy(tx, merchant.id, input) : apiWithdrawals.createOrHold(tx, merchant, input);
       },
-      present: (row: OrderRow) => orders.createdView(row),
+      present: (row) => orders.createdView(row as OrderRow),
       idempotent: true,
-      orderIdOf: (row: OrderRow) => row.id,
+      orderIdOf: (row) => (row as OrderRow).id,
+      notDone: (result) => (isHeldWithdrawal(result) ? heldEnvelope(result) : null),
+      // A held withdrawal's key answers its outcome once a second person decided it.
+      refreshReplay: async (tx, stored, { merchant }) => {
+        if (stored.code !== ErrorCode.WITHDRAWAL_HELD) return null;
+        const { approval_id } = stored.data as { approval_id: number };
+        const outcome = await apiWithdrawals.outcome(tx, merchant.id, approval_id);
+        if (outcome.state === 'pending') return null;
+        if (outcome.state === 'approved') return successEnvelope(orders.createdView(outcome.order), 'Order created', String(service.clock.now()));
+        return errorEnvelope(new AppError(ErrorCode.CONFLICT, `withdrawal request #${approval_id} was not approved (${outcome.reason}); nothing was paid out`));
+      },
+      otherAnswers: {
+        202: {
+          description:
+            "A sell order above the merchant's API withdrawal threshold: accepted, not done (code 4005). Its sum is held while it waits for a second person's approval in the console; the order is created when approved. Replaying the request with its Idempotency-Key answers the outcome once decided.",
+          jsonSchema: z.toJSONSchema(heldWithdrawalEnvelope) as Record<string, unknown>,
+        },
+      },
     }),
   ];
 }

@@ -90,7 +90,7 @@ const TABLES = (t: { id: string; int: string; text: string }, withoutRowid: stri
       CREATE TABLE audit_log (
         id ${t.id},
         at ${t.int} NOT NULL,
-        actor_kind ${t.text} NOT NULL CHECK (actor_kind IN ('account', 'cli', 'desktop', 'system', 'anonymous')),
+        actor_kind ${t.text} NOT NULL CHECK (actor_kind IN ('account', 'cli', 'desktop', 'system', 'anonymous', 'merchant')),
         account_id ${t.int},
         account_login ${t.text},
         role ${t.text},
