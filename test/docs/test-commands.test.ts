@@ -1,0 +1,60 @@
+/**
+ * The test commands the README names: `npm test` runs every vitest project
+ * once (the `unit` project is part of `node`), and `npm run test:unit` stays
+ * the fast in-process loop — a suite that starts a process, builds or drives
+ * a browser must be listed in OUT_OF_PROCESS (vitest.config.ts), or it would
+ * slow the loop down and need what the loop promises not to.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import config, { OUT_OF_PROCESS } from '../../vitest.config';
+
+const scripts = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
+const projects = (config.test?.projects ?? []) as { test: { name: string; include: string[]; exclude?: string[] } }[];
+const projectNamed = (name: string) => projects.find((p) => p.test.name === name)!.test;
+const projectsOf = (script: string) => [...script.matchAll(/--project (\S+)/g)].map((m) => m[1]);
+
+/** What gives a suite away as not in-process: the CLI's real bin, a serve child, mounts, a browser, a bundler. */
+const OUT_OF_PROCESS_SIGNS = /node:child_process|\bspawnCli\(|startServeChild|serveFailure|support\/mounts|playwright-core|from 'vite'|electron-builder|esbuild/;
+
+/** The suite files of a project whose include globs are all `<folder>/**\/*.test.ts`. */
+function suitesOf(project: { include: string[]; exclude?: string[] }): string[] {
+  const excluded = (file: string) =>
+    (project.exclude ?? []).some((pattern) => (pattern.endsWith('/**') ? file.startsWith(pattern.slice(0, -2)) : file === pattern));
+  return project.include.flatMap((glob) => {
+    const folder = glob.replace(/\/\*\*\/\*\.test\.ts$/, '');
+    expect(folder, glob).not.toContain('*');
+    return (fs.readdirSync(folder, { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.test.ts'))
+      .map((f) => path.posix.join(folder, f.split(path.sep).join('/')))
+      .filter((f) => !excluded(f));
+  });
+}
+
+describe('test commands', () => {
+  it('npm test runs every vitest project once: all but unit, which node already holds', () => {
+    const names = projects.map((p) => p.test.name);
+    expect(scripts.test).toMatch(/^vitest run( --project \S+)+$/);
+    expect(projectsOf(scripts.test!).sort()).toEqual(names.filter((n) => n !== 'unit').sort());
+    const node = new Set(suitesOf(projectNamed('node')));
+    for (const file of suitesOf(projectNamed('unit'))) expect(node.has(file), file).toBe(true);
+  });
+
+  it('npm run test:unit runs the unit project: the node suites that start no process, build nothing and drive no browser', () => {
+    expect(projectsOf(scripts['test:unit']!)).toEqual(['unit']);
+    const unit = suitesOf(projectNamed('unit'));
+    expect(unit.length).toBeGreaterThan(50);
+    // This file names the signs without showing any.
+    for (const file of unit.filter((f) => f !== 'test/docs/test-commands.test.ts')) {
+      expect(OUT_OF_PROCESS_SIGNS.test(fs.readFileSync(file, 'utf8')), `${file} belongs in OUT_OF_PROCESS`).toBe(false);
+    }
+    // Every listed suite exists and is there for a reason.
+    for (const file of OUT_OF_PROCESS) expect(OUT_OF_PROCESS_SIGNS.test(fs.readFileSync(file, 'utf8')), `${file} is in-process: take it out of OUT_OF_PROCESS`).toBe(true);
+  });
+
+  it('the README says which to run when', () => {
+    const tests = /## Tests\n([\s\S]*?)\n## /.exec(fs.readFileSync('README.md', 'utf8'))?.[1] ?? '';
+    for (const command of ['npm run test:unit', 'npm test', 'npm run test:node24']) expect(tests).toContain(command);
+  });
+});
