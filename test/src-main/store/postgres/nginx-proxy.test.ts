@@ -3,7 +3,8 @@
  * port and certificate paths replaced), in front of two `serve` instances on
  * one PostgreSQL database, with TLS at nginx: the merchant API, a payer at
  * the checkout page and the browser console all work through it, and both
- * instances serve requests.
+ * instances serve requests, with one console session (signed in through the
+ * proxy) valid on both.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,6 +14,8 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMerchantClient } from '../../../../src-shared/client/merchant-client';
 import { freePort } from '../../../../scripts/temp-postgres';
+import { openService } from '../../../../src-main/service';
+import { createTestAccount } from '../../../support/accounts';
 import { startServeChild } from '../../../support/serve-child';
 import { tempDir } from '../../../support/temp-dir';
 import { freshPostgresDatabase } from '../../../support/test-engine';
@@ -106,10 +109,19 @@ describe.skipIf(!NGINX)('nginx in front of two instances (docs/deployment.md)', 
       // Paid, and settled at once by whichever instance's background work got to it first (settle delay 0).
       expect(['paid', 'completed']).toContain((await client.orderQueryDetail(order_no)).body.data!.status);
 
-      // The browser console: a login link on the public address, a Secure cookie, calls from the public origin.
-      const login = await viaProxy(first.summary.console_login_url as string, { redirect: 'manual' });
-      expect(login.status).toBe(200);
-      const cookie = login.headers.get('set-cookie')!;
+      // The browser console: links on the public address; a staff member signs in through the proxy
+      // (an account made on the shared database), gets a Secure cookie and calls from the public origin.
+      expect(first.summary.console_setup_url).toMatch(new RegExp(`^${publicUrl}/console/`));
+      const team = await openService({ dataDir: tempDir(), databaseUrl: url, masterKeyStore: { loadOrCreate: () => Buffer.from(fs.readFileSync(keyFile, 'utf8').trim(), 'base64') } });
+      const viewer = await createTestAccount(team, { role: 'viewer' }).finally(() => team.close());
+      const signIn = await viaProxy(`${publicUrl}/console/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: publicUrl },
+        body: JSON.stringify({ login: viewer.login, password: viewer.password }),
+      });
+      expect(signIn.status).toBe(200);
+      expect(((await signIn.json()) as { data: { stage: string } }).data.stage).toBe('full');
+      const cookie = signIn.headers.get('set-cookie')!;
       expect(cookie).toMatch(/; Secure/i);
       const seen = new Set<string>();
       for (let i = 0; i < 12; i++) {
