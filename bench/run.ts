@@ -37,6 +37,7 @@ import { measureGeneratorFloor, runOpenLoop, type OpenLoopResult } from './lib/o
 import { profileMarkdown, summariseProfile } from './lib/cpu-profile';
 import { checkoutAt, otherCheckout, type Checkout } from './lib/checkout';
 import { preparePostgresTemplate, startPostgresCopy, type BenchPostgres } from './lib/postgres-data';
+import { bulkCopyToPostgres } from './lib/pg-bulk-copy';
 import { MANIFEST_FILE, readManifest, seedBenchDatabase, type SeedManifest, type SeededMerchantCredentials } from './seed-orders';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -61,6 +62,8 @@ const { values: opts } = parseArgs({
     profile: { type: 'string' },
     /** Also measure `serve` of other checkouts (e.g. git worktrees of older commits) in the same rounds; repeatable. */
     'serve-from': { type: 'string', multiple: true },
+    /** Which targets to measure: self (this checkout's serve), limit, old (per-request fsync reference), x2 (two instances), others (--serve-from). */
+    targets: { type: 'string', default: 'self,limit,old,x2,others' },
     'open-loop-rate': { type: 'string', default: '1000' },
     'open-loop-duration': { type: 'string', default: '10' },
     /** How the SQLite limit reference commits: WAL fdatasync off the event loop, or synchronous=FULL on it. */
@@ -70,11 +73,10 @@ const { values: opts } = parseArgs({
   },
 });
 if (opts.quick) {
-  opts.duration = '2';
-  opts.warmup = '1';
-  opts.orders = '20000';
-  opts.rounds = '1';
-  opts['open-loop-duration'] = '2';
+  // Smoke run: small database, short measurements; options given explicitly still win.
+  const given = (name: string) => process.argv.some((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  const quick: Record<string, string> = { duration: '2', warmup: '1', orders: '20000', rounds: '1', 'open-loop-duration': '2' };
+  for (const [name, value] of Object.entries(quick)) if (!given(name)) (opts as Record<string, unknown>)[name] = value;
 }
 const engine = opts.engine as 'sqlite' | 'postgres';
 if (engine !== 'sqlite' && engine !== 'postgres') throw new Error('--engine must be sqlite or postgres');
@@ -231,6 +233,7 @@ async function startTsxChild(script: string, args: string[], name: string): Prom
 }
 
 interface ProbeLine {
+  monotonicUs: number;
   seconds: number;
   loopDelayMs: { p50: number; p90: number; p99: number; p999: number; max: number; mean: number };
   cpuPercent: number;
@@ -430,9 +433,10 @@ interface Measurement extends Partial<LoadResult> {
 }
 
 async function measure(group: Group, target: Target, round: number): Promise<Measurement> {
-  const label = `${group.name}-${target.name}-r${round}`;
+  const label = `${group.name}-${target.name}-r${round}`.replace(/[^A-Za-z0-9.+-]+/g, '-');
   const children = await target.start(label);
   const m: Measurement = { group: group.name, target: target.name, kind: target.kind, round, probes: [], loadBefore: loadAverage() };
+  let marks: (ProbeLine | undefined)[] = [];
   try {
     const base = await group.request(target.manifest, children[0]!.url);
     if ('skip' in base) {
@@ -446,7 +450,7 @@ async function measure(group: Group, target: Target, round: number): Promise<Mea
       urls.length === 1 ? runLoad({ ...spec, url: urls[0]!, connections, durationSeconds: seconds }) : runLoadSplit({ ...spec, connections, durationSeconds: seconds }, urls);
     if (warmup > 0) await run(warmup);
     m.loadBefore = loadAverage();
-    await Promise.all(children.map(probe));
+    marks = await Promise.all(children.map(probe));
     const rss = children.map((c) => sampleRss(c.pid));
     const load = await run(duration);
     m.probes = await Promise.all(children.map(probe));
@@ -462,14 +466,18 @@ async function measure(group: Group, target: Target, round: number): Promise<Mea
   } finally {
     await Promise.all(children.map(stopChild));
   }
-  for (const c of children) {
-    if (!c.profileDir) continue;
-    for (const f of fs.readdirSync(c.profileDir).filter((f) => f.endsWith('.cpuprofile'))) {
-      const md = profileMarkdown(summariseProfile(path.join(c.profileDir, f), root), `${label} (pid ${c.pid})`);
+  children.forEach((c, i) => {
+    if (!c.profileDir) return;
+    // The main thread's profile (thread 0; workers write their own), cut to the measured seconds.
+    const from = marks[i]?.monotonicUs;
+    const to = m.probes[i]?.monotonicUs;
+    const window = from !== undefined && to !== undefined ? { fromUs: from, toUs: to } : undefined;
+    for (const f of fs.readdirSync(c.profileDir).filter((f) => f.endsWith('.cpuprofile') && f.includes(`.${c.pid}.0.`))) {
+      const md = profileMarkdown(summariseProfile(path.join(c.profileDir, f), root, window), `${label} (pid ${c.pid}, ${window ? 'measured seconds' : 'whole run'})`);
       m.profile = (m.profile ? m.profile + '\n\n' : '') + md;
       log(md);
     }
-  }
+  });
   return m;
 }
 
@@ -573,12 +581,7 @@ async function main(): Promise<void> {
       const pgTemplate = await preparePostgresTemplate({
         dir: path.join(dataRoot, `pg-template-${seedKey}`),
         sqliteTemplateDir: template.dir,
-        copy: (url) =>
-          execFileSync(process.execPath, [path.join(root, 'bin', 'merchant-console.mjs'), 'db', 'copy', '--from', template.dir, '--to', url, '--json'], {
-            cwd: root,
-            stdio: ['ignore', 'ignore', 'inherit'],
-            env: withoutDatabaseUrl(process.env),
-          }),
+        copy: (url) => bulkCopyToPostgres(databasePath(template.dir), url, log),
         log,
       });
       pg = await startPostgresCopy(pgTemplate, path.join(dataRoot, 'pg-run'));
@@ -608,9 +611,11 @@ async function main(): Promise<void> {
     const tsxListenMs = tsxServe.listenMs;
     await stopChild(tsxServe);
 
+    const wanted = new Set(opts.targets!.split(','));
     const targetsFor = (group: Group): Target[] => {
-      const targets: Target[] = [{ name: `serve (${self.label})`, kind: 'serve', manifest, start: async (label) => [await startServe(self, runDir, serveOptions(label))] }];
-      if (group.limitPath) {
+      const targets: Target[] = [];
+      if (wanted.has('self')) targets.push({ name: `serve (${self.label})`, kind: 'serve', manifest, start: async (label) => [await startServe(self, runDir, serveOptions(label))] });
+      if (group.limitPath && wanted.has('limit')) {
         const args =
           engine === 'postgres'
             ? ['--database-url', databaseUrl!, '--pool', opts['pg-pool']!]
@@ -622,7 +627,7 @@ async function main(): Promise<void> {
           start: async (label) => [await startTsxChild('limit-reference.ts', ['--credentials', credentialsFile, ...args], label)],
         });
       }
-      if (group.extras && engine === 'sqlite') {
+      if (group.extras && engine === 'sqlite' && wanted.has('old')) {
         targets.push({
           name: 'per-request fsync (old reference)',
           kind: 'old-reference',
@@ -630,7 +635,7 @@ async function main(): Promise<void> {
           start: async (label) => [await startTsxChild('reference-server.ts', ['--data-dir', path.join(runDir, 'reference'), '--credentials', credentialsFile], label)],
         });
       }
-      if (group.extras && engine === 'postgres') {
+      if (group.extras && engine === 'postgres' && wanted.has('x2')) {
         const secondDir = freshRunDir(template.dir, 'run-2', [MASTER_KEY_FILE, MANIFEST_FILE]);
         targets.push({
           name: `serve ×2 instances (${self.label})`,
@@ -639,7 +644,7 @@ async function main(): Promise<void> {
           start: async (label) => Promise.all([startServe(self, runDir, serveOptions(`${label}-a`)), startServe(self, secondDir, serveOptions(`${label}-b`))]),
         });
       }
-      otherData.forEach(({ other, manifest: otherManifest }, i) => {
+      if (wanted.has('others')) otherData.forEach(({ other, manifest: otherManifest }, i) => {
         targets.push({
           name: `serve (${other.label})`,
           kind: 'serve',

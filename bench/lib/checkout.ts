@@ -8,12 +8,13 @@
  * stale, and the bench reports how many rebuilds it did.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
 export interface Checkout {
   dir: string;
-  /** Short commit id (and "+changes" when the tree differs from it). */
+  /** Short commit id (and "+" a digest of the changes when the tree differs from it). */
   label: string;
   rebuilds: number;
   /** Makes sure the next `serve` runs the bundle of what is on disk now. */
@@ -38,8 +39,8 @@ export function bundleIsFresh(dir: string): boolean {
 export function describeCommit(dir: string): string {
   try {
     const rev = execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['-C', dir, 'status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
-    return dirty ? `${rev}+changes` : rev;
+    const diff = execFileSync('git', ['-C', dir, 'diff', 'HEAD'], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20 });
+    return diff === '' ? rev : `${rev}+${createHash('sha1').update(diff).digest('hex').slice(0, 6)}`;
   } catch {
     return path.basename(dir);
   }

@@ -13,6 +13,7 @@ interface ProfileNode {
 
 interface CpuProfile {
   nodes: ProfileNode[];
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
 }
@@ -44,12 +45,22 @@ function moduleOf(url: string, root: string): string {
   return path.isAbsolute(file) ? path.relative(root, file) : file;
 }
 
-export function summariseProfile(file: string, root: string, top = 15): ProfileSummary {
+/**
+ * `window`: only samples taken between these two CLOCK_MONOTONIC times (µs,
+ * V8's profile clock), e.g. the measured seconds without start-up.
+ */
+export function summariseProfile(file: string, root: string, window?: { fromUs: number; toUs: number }, top = 15): ProfileSummary {
   const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
   // timeDeltas[i] is the time since the previous sample: attributed to sample i.
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (window && (at < window.fromUs || at > window.toUs)) return;
+    selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
+  });
   const fns = new Map<string, { name: string; where: string; us: number }>();
   const modules = new Map<string, number>();
   let idleUs = 0;
@@ -62,7 +73,8 @@ export function summariseProfile(file: string, root: string, top = 15): ProfileS
     }
     busyUs += us;
     const mod = frame.url ? moduleOf(frame.url, root) : frame.functionName.startsWith('(') ? frame.functionName : '(native / V8)';
-    const where = frame.url ? `${mod}:${frame.lineNumber + 1}` : mod;
+    // Sources run through tsx report lines of the transformed code: the file alone says more.
+    const where = frame.url && !/\.tsx?$/.test(mod) ? `${mod}:${frame.lineNumber + 1}` : mod;
     const key = `${frame.functionName}@${where}`;
     const entry = fns.get(key) ?? { name: frame.functionName || '(anonymous)', where, us: 0 };
     entry.us += us;

@@ -30,6 +30,8 @@ if (file) {
     const delay = (v) => Math.max(0, ms(v) - RESOLUTION_MS);
     const line = {
       pid: process.pid,
+      // CLOCK_MONOTONIC in µs, the clock of V8's CPU profiles: profiles are cut to the measured seconds by it.
+      monotonicUs: Number(now / 1000n),
       seconds,
       samples: histogram.count,
       loopDelayMs: {

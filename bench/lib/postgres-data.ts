@@ -5,11 +5,11 @@
  * seeded cluster.
  *
  * The seeded cluster is built once per seed key under the data root, next to
- * the SQLite template it comes from: initdb, then `merchant-console db copy
- * --from <SQLite template> --to postgres://…/bench` (the documented way a
- * store moves to PostgreSQL, which also checks row counts, counters and the
- * ledger), then a clean shutdown. Every run starts a server on a fresh copy
- * of that directory (cp -a), so runs never see each other's orders.
+ * the SQLite template it comes from: initdb, the schema by the real
+ * migrations and the template's rows loaded in bulk (./pg-bulk-copy.ts: `db
+ * copy` is far too slow for 1,000,000 orders), ANALYZE, then a clean
+ * shutdown. Every run starts a server on a fresh copy of that directory (cp
+ * -a), so runs never see each other's orders.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -86,13 +86,13 @@ async function startServer(clusterDir: string): Promise<BenchPostgres> {
 }
 
 /**
- * The seeded cluster for a SQLite template, built on first use (`copy` runs
- * `db copy` into the fresh cluster's URL). Returns its directory.
+ * The seeded cluster for a SQLite template, built on first use (`copy` loads
+ * the template into the fresh cluster's URL). Returns its directory.
  */
 export async function preparePostgresTemplate(options: {
   dir: string;
   sqliteTemplateDir: string;
-  copy: (url: string) => void;
+  copy: (url: string) => Promise<void>;
   log: (line: string) => void;
 }): Promise<string> {
   if (fs.existsSync(path.join(options.dir, READY_FILE))) return options.dir;
@@ -105,8 +105,8 @@ export async function preparePostgresTemplate(options: {
   try {
     asServerUser(path.join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(server.port), '-U', 'postgres', BENCH_DATABASE]);
     const started = Date.now();
-    options.log(`copying ${path.basename(options.sqliteTemplateDir)} into PostgreSQL (db copy) …`);
-    options.copy(server.url);
+    options.log(`loading ${path.basename(options.sqliteTemplateDir)} into PostgreSQL …`);
+    await options.copy(server.url);
     // Statistics for the planner, as autovacuum would gather on a live database.
     asServerUser(path.join(bin, 'vacuumdb'), ['-h', '127.0.0.1', '-p', String(server.port), '-U', 'postgres', '--analyze', BENCH_DATABASE]);
     const seconds = (Date.now() - started) / 1000;
