@@ -36,6 +36,9 @@ export function isTrustedSender(event: Pick<IpcMainInvokeEvent, 'senderFrame'>, 
   return isTrustedUrl(frame.url, trustedOrigins);
 }
 
+/** A console call while the app lock is on (docs/desktop.md, "App lock"). */
+export const APP_LOCKED_MESSAGE = "the app is locked: unlock it with the owner's password";
+
 export const FOREIGN_SENDER_MESSAGE = 'sender: console calls are accepted only from the console window';
 
 /** One guarded call: what every registered handler runs. */
@@ -51,7 +54,9 @@ export async function guardedConsoleCall(
     return errorEnvelope(new AppError(ErrorCode.FOREIGN_ORIGIN, FOREIGN_SENDER_MESSAGE));
   }
   if (args.length > 1) return errorEnvelope(new AppError(ErrorCode.VALIDATION, 'request: a console call takes one request object'));
-  return dispatchConsoleCall(handlers, method, args[0], options.caller(), options.log);
+  const caller = options.caller();
+  if (!caller) return errorEnvelope(new AppError(ErrorCode.AUTH_CONSOLE_SESSION, APP_LOCKED_MESSAGE));
+  return dispatchConsoleCall(handlers, method, args[0], caller, options.log);
 }
 
 /** Registers every contract method; returns the function that removes them (on quit). */

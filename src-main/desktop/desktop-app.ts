@@ -20,10 +20,12 @@ import { startHost, type Host, type HostListening } from '../host';
 import type { Checkpointer } from '../store/sqlite/checkpointer';
 import type { SqliteStore } from '../store/sqlite/sqlite-store';
 import type { ListenerSettings } from '../../src-shared/schemas/console';
+import { TEAM_PAGE_ARGUMENT } from '../../src-shared/console-api/methods';
 import { openService, type MerchantConsoleService } from '../service';
 import { acquireDataDirLock, APP_DIR_NAME, DATA_DIR_ENV, DataDirLockedError, type DataDirLock } from '../store/data-dir';
 import { handleAppProtocol, registerAppScheme } from './app-protocol';
 import { registerConsoleIpc } from './console-ipc';
+import { createDesktopShell, readDesktopMode, registerDesktopShellIpc } from './desktop-shell';
 import type { DesktopCaller } from '../console-api/caller';
 import { APP_ENTRY_URL, contentSecurityPolicy, isTrustedUrl, originOf, trustedOrigins } from './content-security';
 import { createListenerControl, type ListenerControl } from './listener-control';
@@ -110,10 +112,16 @@ export function runDesktop(options: DesktopOptions) {
   // anything else, so a stray ELECTRON_RENDERER_URL cannot put a foreign page (with the preload) in it.
   const requestedDevUrl = !app.isPackaged ? env.ELECTRON_RENDERER_URL || undefined : undefined;
   const origins = trustedOrigins(requestedDevUrl);
+  // Before 'ready': the data dir (userData) and which store this desktop uses (docs/desktop.md, "Team server").
+  const dataDir = desktopDataDir(app.getPath('appData'), env);
+  const mode = readDesktopMode(dataDir);
+  const teamUrl = mode.mode === 'team' ? mode.team_server_url : null;
+  const teamOrigin = teamUrl ? originOf(teamUrl) : null;
   const devServerUrl = requestedDevUrl && isTrustedUrl(requestedDevUrl, origins) ? requestedDevUrl : undefined;
   if (requestedDevUrl && !devServerUrl) log.warn(`ignored ELECTRON_RENDERER_URL ${requestedDevUrl.slice(0, 80)}: not a dev server on this machine`);
   const policy: ConsoleWindowPolicy = {
-    trustedOrigins: origins,
+    // In team mode the window also navigates within the team server's console (its own sign-in).
+    trustedOrigins: teamOrigin ? [...origins, teamOrigin] : origins,
     openExternal: (url) => {
       shell.openExternal(url).catch((err: unknown) => log.warn(`could not open the system browser: ${(err as Error).message}`));
     },
@@ -127,17 +135,23 @@ export function runDesktop(options: DesktopOptions) {
   let host: Host<HostListening> | null = null;
   let startup: Promise<void> | null = null;
   let unregisterIpc: (() => void) | null = null;
+  let unregisterShell: (() => void) | null = null;
   let window: BrowserWindow | null = null;
   let stopping: Promise<void> | null = null;
 
   // Before 'ready': the privileged scheme, the data dir as userData, and the single-instance lock (keyed on userData).
   registerAppScheme();
-  const dataDir = desktopDataDir(app.getPath('appData'), env);
   app.setPath('userData', dataDir);
   if (!app.requestSingleInstanceLock()) {
     state = 'secondary';
     app.quit();
     return controller(Promise.resolve());
+  }
+
+  /** Restarts the app (the shell switched stores); will-quit takes everything down first. */
+  function relaunch(): void {
+    app.relaunch();
+    app.quit();
   }
 
   function createWindow(): BrowserWindow {
@@ -149,13 +163,17 @@ export function runDesktop(options: DesktopOptions) {
       show: false,
       title: 'Merchant Console',
       autoHideMenuBar: true,
-      webPreferences: consoleWebPreferences(options.preloadPath, { devTools: !app.isPackaged }),
+      webPreferences: {
+        ...consoleWebPreferences(options.preloadPath, { devTools: !app.isPackaged }),
+        // A team server's page: the preload gives it no console API bridge, only the way back (preload.ts).
+        ...(teamUrl ? { additionalArguments: [TEAM_PAGE_ARGUMENT] } : {}),
+      },
     });
     win.once('ready-to-show', () => win.show());
     win.on('closed', () => {
       if (window === win) window = null;
     });
-    win.loadURL(devServerUrl ?? APP_ENTRY_URL).catch((err: unknown) => log.error(`could not load the console page: ${(err as Error).message}`));
+    win.loadURL(teamUrl ? `${teamUrl}/console/` : (devServerUrl ?? APP_ENTRY_URL)).catch((err: unknown) => log.error(`could not load the console page: ${(err as Error).message}`));
     return win;
   }
 
@@ -180,6 +198,17 @@ export function runDesktop(options: DesktopOptions) {
       session.defaultSession.webRequest.onHeadersReceived({ urls: [`${devOrigin}/*`] }, (details, callback) => {
         callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [csp] } });
       });
+    }
+
+    if (teamUrl) {
+      // A team server's console: no local service, store or listener; the page signs in to its server.
+      const shell = createDesktopShell({ dataDir, mode, relaunch });
+      unregisterShell = registerDesktopShellIpc(ipcMain, shell.handlers, { console: origins, teamServer: teamUrl });
+      if (state !== 'starting') return;
+      window = createWindow();
+      state = 'running';
+      log.info(`team server ${teamUrl}`);
+      return;
     }
 
     const nativeBinding = resolveNativeBinding(process.resourcesPath ?? '');
@@ -224,9 +253,13 @@ export function runDesktop(options: DesktopOptions) {
     // The person at the computer is the owner of the desktop's own store (docs/accounts.md, "Desktop").
     const owner = await opened.store.write((tx) => opened.services.accounts.ensureDesktopOwner(tx));
     const desktopCaller: DesktopCaller = { kind: 'desktop', role: 'owner', merchantIds: null, accountId: owner.id, login: owner.login };
+    // The optional app lock is the owner's password; while locked the window's calls have no caller.
+    const shell = createDesktopShell({ dataDir, mode, local: { service: opened, ownerId: owner.id, ownerLogin: owner.login }, relaunch });
+    await shell.init();
+    unregisterShell = registerDesktopShellIpc(ipcMain, shell.handlers, { console: origins, teamServer: mode.team_server_url });
     unregisterIpc = registerConsoleIpc(ipcMain, handlers, {
       trustedOrigins: origins,
-      caller: () => desktopCaller,
+      caller: () => (shell.locked() ? null : desktopCaller),
       log: { warn: (l) => log.warn(l), error: ({ method, err }) => log.error(`console call ${method} failed: ${(err as Error)?.stack ?? String(err)}`) },
     });
 
@@ -248,6 +281,8 @@ export function runDesktop(options: DesktopOptions) {
         if (state !== 'failed') state = 'stopping';
         unregisterIpc?.();
         unregisterIpc = null;
+        unregisterShell?.();
+        unregisterShell = null;
         await host?.stop();
         if (state !== 'failed') state = 'stopped';
       })();

@@ -31,3 +31,10 @@ function narrow(file: string): void {
     if (code !== 'EPERM' && code !== 'ENOTSUP') throw err;
   }
 }
+
+/** Writes a small file whole, owner-only (0600): a temporary file renamed over it, so a crash leaves the old or the new content. */
+export function writeOwnerOnlyFile(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, text, { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}

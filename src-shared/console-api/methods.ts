@@ -93,3 +93,25 @@ export type ConsoleLinkRoute = 'setup' | 'set-password';
 export function consoleLinkUrl(baseUrl: string, route: ConsoleLinkRoute, token: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/console/#/${route}?token=${encodeURIComponent(token)}`;
 }
+
+/**
+ * The desktop shell's own calls (not the service's: the Electron main process
+ * answers them): which store the app uses, switching to a team server and
+ * back, and the app lock. The preload exposes them as `window.desktopShell`
+ * (desktop-shell-contract.ts has their schemas).
+ */
+export const DESKTOP_SHELL_METHODS = ['getDesktopMode', 'connectToTeamServer', 'switchToLocal', 'unlockApp', 'lockApp', 'setAppLock', 'removeAppLock'] as const;
+export type DesktopShellMethod = (typeof DESKTOP_SHELL_METHODS)[number];
+
+/** What a team server's console page in the desktop window may call: where it is, and the way back to the local store. */
+export const TEAM_PAGE_SHELL_METHODS: readonly DesktopShellMethod[] = ['getDesktopMode', 'switchToLocal'];
+
+export const DESKTOP_SHELL_GLOBAL = 'desktopShell';
+
+/** Passed to a team server's console page (webPreferences.additionalArguments): its preload exposes only TEAM_PAGE_SHELL_METHODS. */
+export const TEAM_PAGE_ARGUMENT = '--merchant-console-team-page';
+export const DESKTOP_SHELL_IPC_PREFIX = 'desktop-shell:';
+
+export function desktopShellChannelOf(method: DesktopShellMethod): string {
+  return DESKTOP_SHELL_IPC_PREFIX + method;
+}

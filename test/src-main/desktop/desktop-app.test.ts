@@ -7,7 +7,9 @@ import { SAFETY_NET_FRAMES } from '../../../src-main/store/sqlite/checkpointer';
 import type { SqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
 import { StoreError, type Store } from '../../../src-main/store/store';
 import { acquireDataDirLock } from '../../../src-main/store/data-dir';
-import { CONSOLE_METHODS, ipcChannelOf } from '../../../src-shared/console-api/methods';
+import { CONSOLE_METHODS, DESKTOP_SHELL_METHODS, desktopShellChannelOf, ipcChannelOf, type DesktopShellMethod } from '../../../src-shared/console-api/methods';
+import { APP_LOCKED_MESSAGE } from '../../../src-main/desktop/console-ipc';
+import { DESKTOP_MODE_FILE } from '../../../src-main/desktop/desktop-shell';
 import { DEFAULT_BASE_PATH } from '../../../src-shared/constants';
 import { contentSecurityPolicy } from '../../../src-main/desktop/content-security';
 import { testService } from '../../support/service-harness';
@@ -71,6 +73,13 @@ function start(
 /** Calls a console method the way the preload does, from the console window's main frame. */
 function ipcCall(method: string, request: unknown = {}, frameUrl = 'app://console/index.html') {
   const handler = fake.ipcMain.handlers.get(ipcChannelOf(method as (typeof CONSOLE_METHODS)[number]));
+  if (!handler) throw new Error(`no IPC handler for ${method}`);
+  return handler({ senderFrame: { url: frameUrl, parent: null } }, request) as Promise<{ code: number; msg: string; data: Record<string, unknown> | null }>;
+}
+
+/** A desktop shell call the way the preload makes it. */
+function shellCall(method: DesktopShellMethod, request: unknown = {}, frameUrl = 'app://console/index.html') {
+  const handler = fake.ipcMain.handlers.get(desktopShellChannelOf(method));
   if (!handler) throw new Error(`no IPC handler for ${method}`);
   return handler({ senderFrame: { url: frameUrl, parent: null } }, request) as Promise<{ code: number; msg: string; data: Record<string, unknown> | null }>;
 }
@@ -153,7 +162,7 @@ describe('desktop app lifecycle (electron mocked, real service)', () => {
     // serve's "already running" message names the desktop's URL.
     expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'service.json'), 'utf8'))).toMatchObject({ url: listener.url });
 
-    expect([...fake.ipcMain.handlers.keys()].sort()).toEqual(CONSOLE_METHODS.map(ipcChannelOf).sort());
+    expect([...fake.ipcMain.handlers.keys()].sort()).toEqual([...CONSOLE_METHODS.map(ipcChannelOf), ...DESKTOP_SHELL_METHODS.map(desktopShellChannelOf)].sort());
     const info = await ipcCall('getServiceInfo');
     expect(info).toMatchObject({ code: 1, data: { version: '0.1.0-test', data_dir: path.resolve(dataDir), listener_url: listener.url, listener_error: null } });
 
@@ -381,5 +390,79 @@ describe('desktop app lifecycle (electron mocked, real service)', () => {
     expect(desktopDataDir('/home/u/.config', {})).toBe(path.resolve('/home/u/.config/merchant-console'));
     expect(desktopDataDir('/home/u/.config', { MERCHANT_CONSOLE_DATA_DIR: '/data/mc' })).toBe(path.resolve('/data/mc'));
     expect(desktopDataDir('/home/u/.config', { MERCHANT_CONSOLE_DATA_DIR: ' ' })).toBe(path.resolve('/home/u/.config/merchant-console'));
+  });
+
+  it('app lock: the owner password; a locked app answers no console call until unlocked; every try is audited', async () => {
+    const first = start();
+    await first.desktop.ready;
+    expect(await shellCall('getDesktopMode')).toMatchObject({ code: 1, data: { mode: 'local', team_server_url: null, app_lock: { enabled: false, locked: false } } });
+    expect(await shellCall('setAppLock', { password: 'short' })).toMatchObject({ code: 1001, msg: 'password: must be at least 12 characters' });
+    expect(await shellCall('setAppLock', { password: 'a long lock password' })).toMatchObject({ code: 1, data: { app_lock: { enabled: true, locked: false } } });
+    expect((await ipcCall('getServiceInfo')).code).toBe(1);
+    expect(await shellCall('lockApp')).toMatchObject({ data: { app_lock: { enabled: true, locked: true } } });
+    expect(await ipcCall('listMerchants')).toEqual({ code: 2006, msg: APP_LOCKED_MESSAGE, data: null });
+    await first.desktop.stop();
+
+    // A set lock holds across restarts.
+    resetFakeElectron();
+    const second = start({ dataDir: first.dataDir });
+    await second.desktop.ready;
+    expect(await ipcCall('getServiceInfo')).toMatchObject({ code: 2006 });
+    expect(await shellCall('unlockApp', { password: 'not the password' })).toMatchObject({ code: 2009, msg: 'password: is not the app lock password' });
+    expect(await shellCall('unlockApp', { password: 'a long lock password' })).toMatchObject({ code: 1, data: { app_lock: { locked: false } } });
+    expect((await ipcCall('getServiceInfo')).code).toBe(1);
+    expect(await shellCall('removeAppLock', { password: 'a long lock password' })).toMatchObject({ data: { app_lock: { enabled: false, locked: false } } });
+    const service = second.desktop.service()!;
+    const actions = await service.store.read(async (tx) => (await tx.all<{ action: string; actor_kind: string }>('SELECT action, actor_kind FROM audit_log ORDER BY id')).map((r) => `${r.actor_kind}:${r.action}`));
+    expect(actions).toEqual(expect.arrayContaining(['desktop:desktop.app_lock_set', 'desktop:desktop.unlock_fail', 'desktop:desktop.unlock', 'desktop:desktop.app_lock_remove']));
+    // Another frame never reaches the shell.
+    expect(await shellCall('getDesktopMode', {}, 'https://evil.example/')).toMatchObject({ code: 2007 });
+  });
+
+  it('team server: remembered per desktop; the app restarts on it with no local store; its page gets only where it is and the way back', async () => {
+    const local = start();
+    await local.desktop.ready;
+    expect(await shellCall('connectToTeamServer', { url: 'http://team.example' })).toMatchObject({ code: 1001, msg: expect.stringMatching(/^url: must be an https:\/\/ address/) });
+    expect(fake.app.relaunch).not.toHaveBeenCalled();
+    expect(await shellCall('connectToTeamServer', { url: 'https://team.example/console/' })).toMatchObject({ code: 1, data: { mode: 'team', team_server_url: 'https://team.example' } });
+    await until(() => fake.app.relaunch.mock.calls.length === 1, 'the app restarts');
+    expect(JSON.parse(fs.readFileSync(path.join(local.dataDir, DESKTOP_MODE_FILE), 'utf8'))).toEqual({ mode: 'team', team_server_url: 'https://team.example' });
+    expect(fs.statSync(path.join(local.dataDir, DESKTOP_MODE_FILE)).mode & 0o077).toBe(0);
+    await local.desktop.stop();
+
+    resetFakeElectron();
+    const team = start({ dataDir: local.dataDir });
+    await team.desktop.ready;
+    expect(team.desktop.state()).toBe('running');
+    expect(team.desktop.service()).toBeNull();
+    expect(fs.existsSync(path.join(local.dataDir, 'service.lock')) && team.desktop.listener()).toBeFalsy();
+    const win = team.desktop.window() as unknown as FakeBrowserWindow;
+    expect(win.loadURL).toHaveBeenCalledWith('https://team.example/console/');
+    expect(win.options.webPreferences as Record<string, unknown>).toMatchObject({
+      sandbox: true,
+      contextIsolation: true,
+      nodeIntegration: false,
+      preload: '/app/out/preload/index.cjs',
+      additionalArguments: ['--merchant-console-team-page'],
+    });
+    // No console API over IPC: the team page talks to its server over HTTPS.
+    expect([...fake.ipcMain.handlers.keys()].sort()).toEqual(DESKTOP_SHELL_METHODS.map(desktopShellChannelOf).sort());
+    // Navigation stays within the team server's console; other links go to the system browser.
+    expect(win.webContents.windowOpenHandler!({ url: 'https://elsewhere.example/' })).toEqual({ action: 'deny' });
+    const page = 'https://team.example/console/#/orders';
+    expect(await shellCall('getDesktopMode', {}, page)).toMatchObject({ code: 1, data: { mode: 'team', team_server_url: 'https://team.example', app_lock: { enabled: false } } });
+    expect(await shellCall('setAppLock', { password: 'a long lock password' }, page)).toMatchObject({ code: 2007 });
+    expect(await shellCall('connectToTeamServer', { url: 'https://other.example' }, page)).toMatchObject({ code: 2007 });
+    expect(await shellCall('switchToLocal', {}, 'https://other.example/console/')).toMatchObject({ code: 2007 });
+    // One click back: the local store, with the server still remembered.
+    expect(await shellCall('switchToLocal', {}, page)).toMatchObject({ code: 1, data: { mode: 'local', team_server_url: 'https://team.example' } });
+    await until(() => fake.app.relaunch.mock.calls.length === 1, 'the app restarts');
+    await team.desktop.stop();
+
+    resetFakeElectron();
+    const back = start({ dataDir: local.dataDir });
+    await back.desktop.ready;
+    expect(back.desktop.service()).not.toBeNull();
+    expect(await shellCall('getDesktopMode')).toMatchObject({ data: { mode: 'local', team_server_url: 'https://team.example' } });
   });
 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { CONSOLE_METHODS, ipcChannelOf } from '../../../src-shared/console-api/methods';
+import { CONSOLE_METHODS, DESKTOP_SHELL_METHODS, desktopShellChannelOf, ipcChannelOf, TEAM_PAGE_ARGUMENT, TEAM_PAGE_SHELL_METHODS } from '../../../src-shared/console-api/methods';
 import { desktopConsoleBridge } from '../../../src-shared/console-api/desktop-bridge';
 import { fake } from './support/fake-electron';
 
@@ -17,9 +17,31 @@ describe('preload', () => {
     exposed = fake.contextBridge.exposeInMainWorld.mock.calls.map(([key, api]) => ({ key: key as string, api: api as Bridge }));
   });
 
-  it('exposes one object, window.consoleApi, and nothing else', () => {
-    expect(exposed).toHaveLength(1);
-    expect(exposed[0]!.key).toBe('consoleApi');
+  it('exposes window.consoleApi and window.desktopShell, and nothing else', () => {
+    expect(exposed.map((e) => e.key)).toEqual(['consoleApi', 'desktopShell']);
+    const shell = exposed[1]!.api;
+    expect(Object.keys(shell).sort()).toEqual([...DESKTOP_SHELL_METHODS].sort());
+    expect(Object.isFrozen(shell)).toBe(true);
+  });
+
+  it('a shell call is one ipcRenderer.invoke on its own channel with the single request', async () => {
+    fake.ipcRenderer.invoke.mockClear();
+    await (exposed[1]!.api.unlockApp as (...args: unknown[]) => Promise<unknown>)({ password: 'x' }, 'smuggled');
+    expect(fake.ipcRenderer.invoke).toHaveBeenCalledWith(desktopShellChannelOf('unlockApp'), { password: 'x' });
+  });
+
+  it("a team server's page (TEAM_PAGE_ARGUMENT) gets no console bridge, only where it is and the way back", async () => {
+    vi.resetModules();
+    fake.contextBridge.exposeInMainWorld.mockClear();
+    process.argv.push(TEAM_PAGE_ARGUMENT);
+    try {
+      await import('../../../src-main/desktop/preload');
+    } finally {
+      process.argv.splice(process.argv.indexOf(TEAM_PAGE_ARGUMENT), 1);
+    }
+    const team = fake.contextBridge.exposeInMainWorld.mock.calls.map(([key, api]) => ({ key: key as string, api: api as Bridge }));
+    expect(team.map((e) => e.key)).toEqual(['desktopShell']);
+    expect(Object.keys(team[0]!.api).sort()).toEqual([...TEAM_PAGE_SHELL_METHODS].sort());
   });
 
   it('exposes exactly the contract: one function per CONSOLE_METHODS name, no more', () => {
@@ -56,7 +78,7 @@ describe('preload', () => {
 
   it('imports nothing but electron and the method-name list (no zod, no schemas)', () => {
     const source = fs.readFileSync(path.resolve('src-main/desktop/preload.ts'), 'utf8');
-    const imports = [...source.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
+    const imports = [...source.matchAll(/^import [^;]*? from '([^']+)';$/gm)].map((m) => m[1]);
     expect(imports).toEqual(['electron', '../../src-shared/console-api/methods']);
     const methods = fs.readFileSync(path.resolve('src-shared/console-api/methods.ts'), 'utf8');
     expect(methods).not.toMatch(/^import /m);

@@ -96,6 +96,7 @@ class FakeApp extends EventEmitter {
     if (!will.defaultPrevented) this.emit('quit');
   });
   readonly exit = vi.fn();
+  readonly relaunch = vi.fn();
   readonly setPath = vi.fn((name: string, value: string) => {
     this.paths[name] = value;
   });
