@@ -70,6 +70,19 @@ export function feeBreakdownOf(row: OrderRow): FeeBreakdown {
   };
 }
 
+/** The spec's Sell order amounts beyond its Order ones, as stored (the export and the detail show them for both types). */
+function sellFeeFieldsOf(row: OrderRow) {
+  return {
+    merchant_amount: formatFen(row.cny_amount),
+    passage_rate: row.passage_rate,
+    passage_amount: row.passage_amount,
+    deposit_rate: row.deposit_rate,
+    deposit_amount: row.deposit_amount,
+    base_rate: row.base_rate,
+    channel_amount: row.channel_amount,
+  };
+}
+
 /** What an order's detail is read from besides the order itself. */
 export interface OrderDetailDeps {
   publicUrl: PublicUrl;
@@ -91,16 +104,10 @@ export async function orderDetailOf(tx: ReadTx, row: OrderRow, deps: OrderDetail
     status: row.status,
     merchant: { id: merchant.id, name: merchant.name },
     cny_amount: formatFen(row.cny_amount),
-    merchant_amount: formatFen(row.cny_amount),
     merchant_actual_amount: row.merchant_actual_amount,
     service_rate: row.service_rate,
     service_amount: row.service_amount,
-    passage_rate: row.passage_rate,
-    passage_amount: row.passage_amount,
-    deposit_rate: row.deposit_rate,
-    deposit_amount: row.deposit_amount,
-    base_rate: row.base_rate,
-    channel_amount: row.channel_amount,
+    ...sellFeeFieldsOf(row),
     payment_method: row.pay_method,
     paychannel_id: row.channel_id,
     channel: { id: channel.id, name: channel.name, category: channel.category, category_text: categoryText(channel.category), driver: channel.driver },
@@ -205,16 +212,7 @@ export function createOrderReportService(deps: OrderReportDeps) {
   }
 
   function exportRowOf(row: OrderRow, channelOf: (id: number) => ChannelRow): OrderExportRow {
-    return {
-      ...summaryOf(row, channelOf),
-      merchant_amount: formatFen(row.cny_amount),
-      passage_rate: row.passage_rate,
-      passage_amount: row.passage_amount,
-      deposit_rate: row.deposit_rate,
-      deposit_amount: row.deposit_amount,
-      base_rate: row.base_rate,
-      channel_amount: row.channel_amount,
-    };
+    return { ...summaryOf(row, channelOf), ...sellFeeFieldsOf(row) };
   }
 
   function listFilter(merchantId: number, f: ConsoleOrderFilter): Omit<OrderListFilter, 'offset' | 'limit'> {
