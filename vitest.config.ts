@@ -26,6 +26,7 @@ export const BOTH_ENGINES = [
   'test/src-main/cli/money-commands.test.ts',
   'test/src-main/cli/sandbox-commands.test.ts',
   'test/src-main/cli/callback-commands.test.ts',
+  'test/src-main/cli/account-commands.test.ts',
   'test/src-main/cli/serve-crash.test.ts',
   'test/src-main/store/store-api.test.ts',
 ];
@@ -57,33 +58,36 @@ export const OUT_OF_PROCESS = [
   'test/src-main/store/storage-faults.test.ts',
 ];
 
+/**
+ * Suites of the `node` project that build or drive the Electron and Chromium
+ * bundles rather than run the service: left out of the `service` project,
+ * which `npm run test:node24` runs under Node 24 (scripts/test-node24.sh).
+ */
+export const BROWSER_AND_PACKAGING = [
+  'test/src-main/desktop/bundle.test.ts',
+  'test/src-main/desktop/packaging.test.ts',
+  'test/src-main/desktop/renderer-build.test.ts',
+  'test/src-main/desktop/renderer-over-ipc.test.ts',
+  'test/src-main/http/api-reference-browser.test.ts',
+  'test/src-main/http/checkout-browser.test.ts',
+];
+
 const NODE_SUITES = ['test/src-main/**/*.test.ts', 'test/src-shared/**/*.test.ts', 'test/scripts/**/*.test.ts', 'test/docs/**/*.test.ts', 'test/bench/**/*.test.ts'];
 const POSTGRES_ONLY = 'test/src-main/store/postgres/**';
+
+/** The node suites on SQLite but the `left out` ones. */
+function nodeProject(name: string, leftOut: readonly string[]) {
+  return { test: { name, include: NODE_SUITES, exclude: [POSTGRES_ONLY, ...leftOut], environment: 'node', testTimeout: 20_000, hookTimeout: 30_000 } };
+}
 
 export default defineConfig({
   test: {
     projects: [
-      {
-        test: {
-          name: 'node',
-          include: NODE_SUITES,
-          exclude: [POSTGRES_ONLY],
-          environment: 'node',
-          testTimeout: 20_000,
-          hookTimeout: 30_000,
-        },
-      },
-      {
-        // The in-process part of `node` (see OUT_OF_PROCESS): `npm run test:unit`; `npm test` does not run it again.
-        test: {
-          name: 'unit',
-          include: NODE_SUITES,
-          exclude: [POSTGRES_ONLY, ...OUT_OF_PROCESS],
-          environment: 'node',
-          testTimeout: 20_000,
-          hookTimeout: 30_000,
-        },
-      },
+      nodeProject('node', []),
+      // Two parts of `node` that `npm test` does not run again: the in-process suites (`npm run test:unit`),
+      // and the service-side ones (`npm run test:node24`, under Node 24; CLI options such as --exclude do not reach projects).
+      nodeProject('unit', OUT_OF_PROCESS),
+      nodeProject('service', BROWSER_AND_PACKAGING),
       {
         // The same integration suites on PostgreSQL, plus what only PostgreSQL has (several instances, its engine).
         test: {

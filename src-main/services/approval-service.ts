@@ -168,7 +168,9 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
   }
 
   async function end(tx: WriteTx, row: ApprovalRow, state: Exclude<ApprovalState, 'pending'>, by: number | null, note: string | null, result: unknown): Promise<ApprovalRow> {
-    await approvals.decide(tx, { id: row.id, state, decided_by: by, decided_at: clock.now(), decision_note: note, result: result === null ? null : JSON.stringify(result) });
+    const decided = await approvals.decide(tx, { id: row.id, state, decided_by: by, decided_at: clock.now(), decision_note: note, result: result === null ? null : JSON.stringify(result) });
+    // The row is locked while deciding; should it have moved on anyway, this unit of work (and all it did) is undone.
+    if (!decided) throw new AppError(ErrorCode.CONFLICT, `id: approval request ${row.id} was decided meanwhile`);
     return (await approvals.findById(tx, row.id))!;
   }
 

@@ -159,11 +159,16 @@ export function createAuditService({ clock, audit }: { clock: Clock; audit: Audi
               ? { id: expectedId, kind: 'removed', message: `entry ${expectedId} was removed (the chain goes from ${expectedId - 1} to ${row.id})` }
               : { id: row.id, kind: 'inserted', message: `entry ${row.id} was inserted out of order` });
           }
-          if (row.prev_hash !== prevHash) {
-            return fail({ id: row.id, kind: 'inserted', message: `entry ${row.id} does not follow entry ${row.id - 1}: an entry was inserted or removed before it` });
-          }
           const { prev_hash: _p, hash: stored, ...fields } = row;
-          if (auditHash(prevHash, fields) !== stored) return fail({ id: row.id, kind: 'changed', message: `entry ${row.id} was changed after it was written` });
+          if (row.prev_hash !== prevHash || auditHash(prevHash, fields) !== stored) {
+            // Beyond the last entry the service wrote (the head moves in the unit of work of every append): inserted.
+            const head = await store.read((tx) => audit.head(tx));
+            if (row.id > head.last_id) return fail({ id: row.id, kind: 'inserted', message: `entry ${row.id} was inserted after the last entry written (${head.last_id})` });
+            if (row.prev_hash !== prevHash) {
+              return fail({ id: row.id, kind: 'inserted', message: `entry ${row.id} does not follow entry ${row.id - 1}: an entry was inserted or removed before it` });
+            }
+            return fail({ id: row.id, kind: 'changed', message: `entry ${row.id} was changed after it was written` });
+          }
           prevHash = stored;
           expectedId = row.id + 1;
           lastId = row.id;
@@ -171,6 +176,9 @@ export function createAuditService({ clock, audit }: { clock: Clock; audit: Audi
         if (rows.length < 1000) break;
       }
       const head = await store.read((tx) => audit.head(tx));
+      if (lastId > head.last_id) {
+        return fail({ id: head.last_id + 1, kind: 'inserted', message: `entry ${head.last_id + 1} was inserted after the last entry written (${head.last_id})` });
+      }
       if (head.last_id !== lastId || head.last_hash !== prevHash) {
         return fail({
           id: lastId + 1,

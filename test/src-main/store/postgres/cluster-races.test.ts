@@ -5,7 +5,8 @@
  * decides; neither instance may overdraw, create twice, accept a nonce
  * twice or move an order twice.
  */
-import { createTestAccount } from '../../../support/accounts';
+import { callerOf, createTestAccount, totpCode } from '../../../support/accounts';
+import { createConsoleHandlers, dispatchConsoleCall } from '../../../../src-main/console-api/console-handlers';
 import { describe, expect, it } from 'vitest';
 import { createMerchantClient } from '../../../../src-shared/client/merchant-client';
 import { computeSignature } from '../../../../src-shared/client/sign';
@@ -152,6 +153,57 @@ describe('several instances on one PostgreSQL database', () => {
       });
       expect(port0).not.toBe(port1);
       expect(((await call.json()) as { code: number }).code).toBe(1);
+    } finally {
+      await closeCluster(c);
+    }
+  });
+
+  it('audit entries appended on two instances at once form one valid chain', async () => {
+    const c = await cluster();
+    try {
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          c.instances[i % 2]!.store.write((tx) =>
+            c.instances[i % 2]!.services.adminActions.updateMerchant(tx, { kind: 'cli', login: 'cli', role: 'administrator' }, { id: c.merchant.id, name: `Shared ${i}` }),
+          ),
+        ),
+      );
+      const verdict = await c.instances[1]!.services.audit.verify(c.instances[1]!.store);
+      expect(verdict).toMatchObject({ ok: true, problem: null });
+      expect(verdict.entries).toBeGreaterThanOrEqual(40);
+    } finally {
+      await closeCluster(c);
+    }
+  });
+
+  it('two approvers deciding one withdrawal on two instances at once: it is done once, its sum held and moved once', async () => {
+    const c = await cluster(10_000_000);
+    try {
+      const [a, b] = c.instances as [MerchantConsoleService, MerchantConsoleService];
+      const operator = await createTestAccount(a, { role: 'operator' });
+      const owner = await createTestAccount(a, { role: 'owner' });
+      const finance = await createTestAccount(a, { role: 'finance' });
+      const handlers = c.instances.map((s) => createConsoleHandlers(s, { version: 'test', listenerUrl: () => null }));
+      const asked = await dispatchConsoleCall(
+        handlers[0]!,
+        'requestWithdrawal',
+        { merchant_id: c.merchant.id, order_type: 2, cny_amount: '1000.00', paychannel_id: c.merchant.channels.beta, paychannel_paymethod: 'bank' },
+        callerOf(operator),
+      );
+      const id = (asked.data as { approval: { id: number } }).approval.id;
+      const before = await a.store.read((tx) => a.services.ledger.balances(tx, c.merchant.id));
+      const transactions = await rowCount(a, 'ledger_transactions');
+      const decisions = await Promise.all([
+        dispatchConsoleCall(handlers[0]!, 'approveRequest', { id, totp_code: totpCode(a, owner) }, callerOf(owner)),
+        dispatchConsoleCall(handlers[1]!, 'approveRequest', { id, totp_code: totpCode(b, finance) }, callerOf(finance)),
+      ]);
+      expect(decisions.map((d) => d.code).sort()).toEqual([1, 4001]);
+      expect(decisions.find((d) => d.code === 4001)!.msg).toBe(`id: approval request ${id} is approved, no longer pending`);
+      expect(await rowCount(a, 'orders')).toBe(1);
+      // The hold was released once and the order reserved its sum once: the balance is as it was while held.
+      expect(await b.store.read((tx) => b.services.ledger.balances(tx, c.merchant.id))).toEqual(before);
+      expect(await rowCount(a, 'ledger_transactions')).toBe(transactions + 2); // release, sell_freeze
+      await expectLedgerConsistent(a);
     } finally {
       await closeCluster(c);
     }
