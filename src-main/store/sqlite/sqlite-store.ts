@@ -1,21 +1,39 @@
 /**
- * The SQLite engine of the store API: one file, WAL, synchronous=FULL (a
- * commit is on disk before it is acknowledged, so an acknowledged order
- * survives a crash of the process and of the machine).
+ * The SQLite engine of the store API: one file, WAL. A durable unit of work
+ * is on disk before it is acknowledged, so an acknowledged order survives a
+ * crash of the process and of the machine.
  *
  * Two connections:
  *  - the writer runs every write unit of work through group commit: units
- *    that arrive while a commit is in progress run together, each in its own
- *    savepoint, and share one durable commit (one fsync). A unit's promise
- *    settles only after that commit, and one unit's failure undoes only its
- *    savepoint. A batch made only of `durable: false` units commits with
- *    synchronous=NORMAL (docs/decisions.md, "A read's nonce").
+ *    that arrive while a batch is in progress run together, each in its own
+ *    savepoint, and share one commit. A unit's promise settles only after
+ *    that commit is durable, and one unit's failure undoes only its
+ *    savepoint.
  *  - the reader (read-only) runs read units one at a time, each in its own
  *    transaction, so it sees one committed snapshot and never a write batch
  *    that is still open or may roll back.
- * Units of work only touch the database (better-sqlite3 is synchronous), so
- * a unit runs from start to end without letting another one in between.
+ *
+ * The commit path keeps fsync off the event loop (docs/decisions.md, "The
+ * commit's fsync off the event loop"): the writer runs at
+ * synchronous=NORMAL, so COMMIT only writes the batch's frames to the WAL;
+ * then the WAL file is fdatasync'd on libuv's thread pool — the one sync
+ * synchronous=FULL would have done inside COMMIT — and only after it are the
+ * batch's units acknowledged and their afterCommit hooks run. Until then the
+ * batch is committed but not yet durable, so nothing of it may be seen:
+ * batches are strictly sequential (the next one starts after the sync), and
+ * read units take their snapshot only while no commit waits for its sync. A
+ * failed sync fails the batch's units and stops the store for good
+ * (`onFatal`). A batch made only of `durable: false` units needs no sync
+ * (docs/decisions.md, "A read's nonce").
+ *
+ * Units of work only touch the database (better-sqlite3 is synchronous); a
+ * batch lets other work of the event loop run between its units every
+ * `yieldAfterMs` (its transaction kept open), and between its
+ * acknowledgements, so no batch holds the loop for long.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import {
   StoreError,
@@ -40,7 +58,23 @@ export interface SqliteStoreOptions {
   targetVersion?: number;
   /** Largest group-commit batch. */
   maxBatch?: number;
+  /** Longest stretch (ms) a batch runs its units before letting the event loop do other work (default 1). */
+  yieldAfterMs?: number;
+  /**
+   * Called once when the WAL could not be flushed to disk: the batch's units
+   * failed and the store stopped. Its data may have been committed without
+   * being durable; only a restart (SQLite's recovery from what is on disk)
+   * tells. Default: the error is thrown on the event loop, which ends the
+   * process (a supervisor restarts `serve`).
+   */
+  onFatal?: (err: StoreError) => void;
 }
+
+/**
+ * Tests only: wraps the WAL sync of every durable batch (hold it open, make
+ * it fail). Module-wide so tests can reach stores that services open.
+ */
+export const sqliteTestHooks: { syncWal?: ((sync: () => Promise<void>) => Promise<void>) | undefined } = {};
 
 export interface SqliteStore extends Store {
   readonly dialect: 'sqlite';
@@ -240,6 +274,9 @@ function openConnection(file: string, options: { readonly: boolean; nativeBindin
 
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
   const maxBatch = options.maxBatch ?? 256;
+  const yieldAfterMs = options.yieldAfterMs ?? 1;
+  /** The WAL file to sync after a durable commit (null: an in-memory database, nothing to sync). */
+  let walFile: string | null = null;
   let writer: Database;
   try {
     // Owner-only (pay tokens, sealed secrets): created 0600 before SQLite opens it, so its side files are too.
@@ -251,9 +288,13 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   let reader: Database | undefined;
   try {
     applyPragmas(writer);
-    writer.pragma('journal_mode = WAL');
+    const wal = (writer.pragma('journal_mode = WAL', { simple: true }) as string) === 'wal';
+    // Migrations commit on their own, durably inside COMMIT; after them the store syncs the WAL itself.
     writer.pragma('synchronous = FULL');
     await migrateSqlite(writer, MIGRATIONS, options.targetVersion ?? LATEST_SCHEMA_VERSION);
+    writer.pragma('synchronous = NORMAL');
+    // Absolute: the sync opens it later, whatever the working directory is then.
+    walFile = wal ? `${path.resolve(writer.name)}-wal` : null;
     reader = openConnection(options.file, { readonly: true, nativeBinding: options.nativeBinding });
     applyPragmas(reader);
   } catch (err) {
@@ -271,17 +312,66 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   let scheduled = false;
   let flushing: Promise<void> | null = null;
   let closed = false;
+  /** Set for good once a WAL sync failed: every later unit of work is refused with it. */
+  let failed: StoreError | null = null;
+  /** Settles when the commit that waits for its WAL sync is durable (or its sync failed); null while none waits. */
+  let syncGate: Promise<void> | null = null;
+  let walFd: number | undefined;
 
   // Reads one at a time on the reader: each holds its own snapshot for its whole unit of work.
   let readQueue: Promise<unknown> = Promise.resolve();
+  const takeSnapshot = readerDb.prepare('PRAGMA schema_version');
+
+  /** fdatasync of the WAL on libuv's thread pool: what synchronous=FULL does inside COMMIT, off the event loop. */
+  function syncWal(): Promise<void> {
+    const sync = () =>
+      new Promise<void>((resolve, reject) => {
+        try {
+          walFd ??= fs.openSync(walFile!, 'r+');
+        } catch (err) {
+          reject(err);
+          return;
+        }
+        fs.fdatasync(walFd, (err) => (err ? reject(err) : resolve()));
+      });
+    return sqliteTestHooks.syncWal ? sqliteTestHooks.syncWal(sync) : sync();
+  }
+
+  /** The WAL could not be made durable: fail everything waiting, refuse everything after, say so once. */
+  function stop(batch: Job[], cause: unknown): void {
+    const reason = (cause as Error)?.message ?? String(cause);
+    failed = new StoreError(
+      'storage',
+      (cause as { code?: string })?.code === 'ENOSPC' ? 'SQLITE_FULL' : 'SQLITE_IOERR_FSYNC',
+      `the database's write-ahead log could not be flushed to disk (${reason}); the store stopped: what was last committed may not be durable, restart the process`,
+    );
+    for (const job of batch) job.reject(failed);
+    for (const job of pending.splice(0)) job.reject(failed);
+    const fatal = failed;
+    if (options.onFatal) options.onFatal(fatal);
+    else
+      process.nextTick(() => {
+        throw fatal;
+      });
+  }
 
   async function runBatch(batch: Job[]): Promise<void> {
-    const relaxed = !batch.some((job) => job.durable);
     const outcomes: { ok: boolean; value: unknown; hooks: (() => void)[] }[] = [];
-    if (relaxed) writer.pragma('synchronous = NORMAL');
+    let sliceStart = performance.now();
     try {
       writer.exec('BEGIN IMMEDIATE');
-      for (const job of batch) {
+      for (let i = 0; i < batch.length || (pending.length > 0 && batch.length < maxBatch); i++) {
+        if (performance.now() - sliceStart > yieldAfterMs) {
+          // Let the event loop breathe (sockets, timers, reads of the committed state); the transaction stays open.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
+        // Units that arrived meanwhile join this batch (up to maxBatch): they share its commit.
+        if (i === batch.length) {
+          if (pending.length === 0) break;
+          batch.push(pending.shift()!);
+        }
+        const job = batch[i]!;
         const tx = new SqliteWriteTx(prepareWrite, writer);
         writer.exec('SAVEPOINT job');
         try {
@@ -304,23 +394,47 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       const failure = toStoreError(err);
       for (const job of batch) job.reject(failure);
       return;
-    } finally {
-      // Every other write on this connection stays durable.
-      if (relaxed) writer.pragma('synchronous = FULL');
     }
-    if (relaxed) stats.relaxedCommits++;
+    const durable = batch.some((job) => job.durable);
+    if (durable && walFile !== null) {
+      // Committed, not yet durable: from here until the sync is done no read unit may take a snapshot.
+      let open!: () => void;
+      syncGate = new Promise<void>((resolve) => (open = resolve));
+      try {
+        await syncWal();
+      } catch (err) {
+        stop(batch, err);
+        return;
+      } finally {
+        syncGate = null;
+        open();
+      }
+    }
+    if (!durable) stats.relaxedCommits++;
     stats.commits++;
     stats.writes += batch.length;
     stats.largestBatch = Math.max(stats.largestBatch, batch.length);
-    batch.forEach((job, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) {
-        for (const hook of outcome.hooks) hook();
-        job.resolve(outcome.value);
-      } else {
-        job.reject(outcome.value);
+    // Acknowledged in slices too: each unit's continuation (its answer
+    // serialised and written) runs before the next slice, so a large batch
+    // does not answer everyone in one long stretch of the event loop.
+    let chunk = 1;
+    for (let i = 0; i < batch.length; ) {
+      const start = performance.now();
+      for (const end = Math.min(batch.length, i + chunk); i < end; i++) {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) {
+          for (const hook of outcome.hooks) hook();
+          batch[i]!.resolve(outcome.value);
+        } else {
+          batch[i]!.reject(outcome.value);
+        }
       }
-    });
+      if (i < batch.length) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        const took = performance.now() - start;
+        chunk = took > yieldAfterMs ? Math.max(1, chunk >> 1) : took < yieldAfterMs / 2 ? chunk * 2 : chunk;
+      }
+    }
   }
 
   function flush(): Promise<void> {
@@ -328,7 +442,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     if (flushing) return flushing;
     flushing = (async () => {
       try {
-        while (pending.length > 0) {
+        // Strictly one batch after the other: the next begins once this one's sync is done.
+        while (pending.length > 0 && !failed) {
           const batch = pending.length > maxBatch ? pending.splice(0, maxBatch) : pending.splice(0);
           await runBatch(batch);
         }
@@ -346,10 +461,16 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     stats,
 
     read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {
+      if (failed) return Promise.reject(failed);
       if (closed) return Promise.reject(new StoreError('unavailable', 'STORE_CLOSED', 'the store is closed'));
       const run = async (): Promise<T> => {
+        // A commit waiting for its sync is not durable yet: read after it (or not at all, if its sync fails).
+        while (syncGate) await syncGate;
+        if (failed) throw failed;
         readerDb.exec('BEGIN');
         try {
+          // The snapshot is taken here, in the same step as the check above, not at fn's first statement.
+          takeSnapshot.get();
           return await fn(readTx);
         } catch (err) {
           throw toStoreError(err);
@@ -363,6 +484,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     },
 
     write<T>(fn: (tx: WriteTx) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> {
+      if (failed) return Promise.reject(failed);
       if (closed) return Promise.reject(new StoreError('unavailable', 'STORE_CLOSED', 'the store is closed'));
       return new Promise<T>((resolve, reject) => {
         pending.push({
@@ -388,6 +510,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       closed = true;
       await flush();
       await readQueue;
+      // Before SQLite closes (and may delete) the WAL file.
+      if (walFd !== undefined) fs.closeSync(walFd);
       readerDb.close();
       writer.close();
     },

@@ -8,7 +8,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, SchemaTooNewError, type Migration } from '../../../src-main/store/migrations/index';
-import { migrateSqlite, openSqliteStore, schemaVersionOf, type SqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
+import { migrateSqlite, openSqliteStore, schemaVersionOf, sqliteTestHooks, type SqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
 import { StoreError, type WriteTx } from '../../../src-main/store/store';
 import { tempDir } from '../../support/temp-dir';
 
@@ -53,11 +53,11 @@ async function fillUp(store: SqliteStore): Promise<void> {
 }
 
 describe('SQLite store: opening and migrations', () => {
-  it('sets WAL, synchronous=FULL and foreign keys, and migrates an empty file to the latest version', async () => {
+  it('sets WAL, synchronous=NORMAL (the store syncs the WAL itself) and foreign keys, and migrates an empty file to the latest version', async () => {
     await withStore(async (store, file) => {
       await store.write(async (tx) => {
         expect(await tx.get('PRAGMA journal_mode')).toEqual({ journal_mode: 'wal' });
-        expect(await level(tx)).toBe(2); // FULL: every commit is fsynced
+        expect(await level(tx)).toBe(1); // NORMAL: COMMIT writes the WAL, the store then fdatasyncs it (sqlite-commit-path.test.ts)
         expect(await tx.get('PRAGMA foreign_keys')).toEqual({ foreign_keys: 1 });
       });
       const db = new BetterSqlite3(file, { readonly: true });
@@ -272,24 +272,26 @@ describe('SQLite store: group commit', () => {
     });
   });
 
-  it('commits a batch of only non-durable units with synchronous=NORMAL, any other batch with FULL, and is back at FULL after', async () => {
-    await withStore(async (store) => {
-      await scratchTable(store);
-      const before = store.stats.relaxedCommits;
-      const relaxed = await Promise.all([1, 2].map((v) => store.write(async (tx) => (await insert(tx, v), level(tx)), { durable: false })));
-      expect(relaxed).toEqual([1, 1]);
-      expect(await store.write((tx) => level(tx))).toBe(2);
-      const mixed = await Promise.all([
-        store.write(async (tx) => (await insert(tx, 3), level(tx)), { durable: false }),
-        store.write(async (tx) => (await insert(tx, 4), level(tx))),
-      ]);
-      expect(mixed).toEqual([2, 2]);
-      // A failed relaxed batch also leaves the connection durable.
-      await expect(store.write((tx) => insert(tx, 1), { durable: false })).rejects.toThrow(/UNIQUE/);
-      expect(await store.write((tx) => level(tx))).toBe(2);
-      expect(await count(store)).toBe(4);
-      expect(store.stats.relaxedCommits - before).toBe(2);
-    });
+  it('syncs the WAL after every batch with a durable unit, never after a batch of only non-durable units', async () => {
+    let syncs = 0;
+    sqliteTestHooks.syncWal = (sync) => (syncs++, sync());
+    try {
+      await withStore(async (store) => {
+        await scratchTable(store);
+        const before = { syncs, relaxed: store.stats.relaxedCommits };
+        await Promise.all([1, 2].map((v) => store.write((tx) => insert(tx, v), { durable: false })));
+        expect(syncs - before.syncs).toBe(0);
+        await Promise.all([store.write((tx) => insert(tx, 3), { durable: false }), store.write((tx) => insert(tx, 4))]);
+        expect(syncs - before.syncs).toBe(1);
+        // A failed relaxed unit: nothing to sync either.
+        await expect(store.write((tx) => insert(tx, 1), { durable: false })).rejects.toThrow(/UNIQUE/);
+        expect(syncs - before.syncs).toBe(1);
+        expect(await count(store)).toBe(4);
+        expect(store.stats.relaxedCommits - before.relaxed).toBe(2);
+      });
+    } finally {
+      sqliteTestHooks.syncWal = undefined;
+    }
   });
 });
 

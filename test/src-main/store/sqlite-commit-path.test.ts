@@ -1,0 +1,266 @@
+/**
+ * The SQLite engine's commit path (docs/decisions.md, "The commit's fsync
+ * off the event loop"): a batch is committed with synchronous=NORMAL and the
+ * WAL is then fdatasync'd off the event loop. Between the commit and the end
+ * of that sync the batch is in the file but not yet durable, so nothing may
+ * be acknowledged, no afterCommit hook may run, no read unit may see it and
+ * no callback may go out; a sync that fails fails the batch and stops the
+ * store. The sync is held open (or failed) through the engine's test hook.
+ */
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openSqliteStore, sqliteTestHooks, type SqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
+import { StoreError, type WriteTx } from '../../../src-main/store/store';
+import { allowPrivateCallbacks, seedMerchant, testService, write } from '../../support/service-harness';
+import { newBuy } from '../../support/money';
+import { startReceiver } from '../../support/callback-receiver';
+import { tempDir } from '../../support/temp-dir';
+
+/** The next WAL sync waits until release() (then really syncs), or fails with fail(). */
+function holdNextSync() {
+  let started!: () => void;
+  const syncStarted = new Promise<void>((r) => (started = r));
+  let release!: () => void;
+  let fail!: (err: Error) => void;
+  const gate = new Promise<void>((resolve, reject) => {
+    release = resolve;
+    fail = reject;
+  });
+  let used = false;
+  // A failing test must not leave the store waiting for a sync forever.
+  releaseAll.push(() => release());
+  sqliteTestHooks.syncWal = async (sync) => {
+    if (used) return sync();
+    used = true;
+    started();
+    await gate;
+    return sync();
+  };
+  return { syncStarted, release: () => release(), fail: (err: Error) => fail(err) };
+}
+
+const releaseAll: (() => void)[] = [];
+afterEach(() => {
+  sqliteTestHooks.syncWal = undefined;
+  for (const release of releaseAll.splice(0)) release();
+});
+
+/** Closes a store after letting any held sync go (a failing test must not hang in close). */
+async function closeStore(store: SqliteStore): Promise<void> {
+  for (const release of releaseAll.splice(0)) release();
+  await store.close();
+}
+
+/** Lets timers, I/O and pending microtasks run a few times. */
+const settle = () => new Promise((r) => setTimeout(r, 30));
+
+function settledState<T>(p: Promise<T>): { settled: boolean } {
+  const state = { settled: false };
+  p.then(
+    () => (state.settled = true),
+    () => (state.settled = true),
+  );
+  return state;
+}
+
+async function openTestStore(options: { onFatal?: (err: StoreError) => void; yieldAfterMs?: number } = {}): Promise<{ store: SqliteStore; file: string }> {
+  const file = path.join(tempDir(), 'db.sqlite');
+  const store = await openSqliteStore({ file, ...options });
+  await store.write((tx) => (tx as WriteTx & { exec(sql: string): Promise<void> }).run('CREATE TABLE t (v INTEGER UNIQUE)'));
+  return { store, file };
+}
+
+const insert = (tx: WriteTx, v: number) => tx.run('INSERT INTO t (v) VALUES (?)', [v]);
+const rows = (store: SqliteStore) => store.read(async (tx) => (await tx.all<{ v: number }>('SELECT v FROM t ORDER BY v')).map((r) => r.v));
+
+/** What another connection finds in the file (committed, durable or not). */
+function inFile(file: string): number[] {
+  const db = new BetterSqlite3(file, { readonly: true });
+  try {
+    return (db.prepare('SELECT v FROM t ORDER BY v').all() as { v: number }[]).map((r) => r.v);
+  } finally {
+    db.close();
+  }
+}
+
+describe('SQLite commit path: nothing before the WAL sync', () => {
+  it('acknowledges no unit, runs no afterCommit hook, shows no read the rows and starts no next batch until the sync is done', async () => {
+    const { store, file } = await openTestStore();
+    try {
+      const held = holdNextSync();
+      const hooks: string[] = [];
+      const first = store.write(async (tx) => {
+        await insert(tx, 1);
+        tx.afterCommit(() => hooks.push('first'));
+        return 'one';
+      });
+      const firstState = settledState(first);
+      await held.syncStarted;
+      // The batch is committed: another connection of the file sees the row already…
+      expect(inFile(file)).toEqual([1]);
+      // …but nothing of this store has let it out.
+      const readDuring = rows(store);
+      const readState = settledState(readDuring);
+      let secondRan = false;
+      const second = store.write(async (tx) => {
+        secondRan = true;
+        await insert(tx, 2);
+      });
+      await settle();
+      expect(firstState.settled).toBe(false);
+      expect(hooks).toEqual([]);
+      expect(readState.settled).toBe(false);
+      expect(secondRan).toBe(false); // strictly sequential: the next batch waits for this sync
+
+      held.release();
+      expect(await first).toBe('one');
+      expect(hooks).toEqual(['first']);
+      // The read took its snapshot after the sync: it sees the first batch (not necessarily the second).
+      expect(await readDuring).toContain(1);
+      await second;
+      expect(await rows(store)).toEqual([1, 2]);
+    } finally {
+      await closeStore(store);
+    }
+  });
+
+  it('a read unit takes its snapshot when it starts: one started before the commit never sees the batch, even if its first statement runs during the sync', async () => {
+    const { store } = await openTestStore();
+    try {
+      await store.write((tx) => insert(tx, 1));
+      const held = holdNextSync();
+      let letReadGo!: () => void;
+      const readMayGo = new Promise<void>((r) => (letReadGo = r));
+      const early = store.read(async (tx) => {
+        await readMayGo;
+        return (await tx.all<{ v: number }>('SELECT v FROM t')).map((r) => r.v);
+      });
+      const w = store.write((tx) => insert(tx, 2));
+      await held.syncStarted;
+      letReadGo();
+      expect(await early).toEqual([1]);
+      held.release();
+      await w;
+    } finally {
+      await closeStore(store);
+    }
+  });
+
+  it('a failed sync fails every unit of the batch, runs none of its hooks, refuses every later unit and reports once', async () => {
+    const fatal: StoreError[] = [];
+    const { store } = await openTestStore({ onFatal: (err) => fatal.push(err) });
+    try {
+      const held = holdNextSync();
+      const hooks: string[] = [];
+      const batch = [1, 2].map((v) =>
+        store.write(async (tx) => {
+          await insert(tx, v);
+          tx.afterCommit(() => hooks.push(String(v)));
+        }),
+      );
+      await held.syncStarted;
+      const readDuring = rows(store);
+      const queued = store.write((tx) => insert(tx, 3));
+      held.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+      for (const p of [...batch, queued, readDuring]) {
+        const err = await p.then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(StoreError);
+        expect(err).toMatchObject({ kind: 'storage', code: 'SQLITE_IOERR_FSYNC' });
+      }
+      expect(hooks).toEqual([]);
+      expect(fatal).toHaveLength(1);
+      expect(fatal[0]!.message).toMatch(/could not be flushed to disk.*restart/);
+      await expect(store.write((tx) => insert(tx, 4))).rejects.toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
+      await expect(rows(store)).rejects.toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
+      expect(fatal).toHaveLength(1);
+    } finally {
+      await closeStore(store);
+    }
+  });
+
+  it('without onFatal, a failed sync ends the process (the error is thrown on the event loop)', async () => {
+    const { store } = await openTestStore();
+    const thrown: unknown[] = [];
+    // Vitest reports uncaught errors; catch this one instead of letting it fail the run.
+    const onUncaught = (err: unknown) => thrown.push(err);
+    const listeners = process.listeners('uncaughtException');
+    process.removeAllListeners('uncaughtException');
+    process.on('uncaughtException', onUncaught);
+    try {
+      const held = holdNextSync();
+      const w = store.write((tx) => insert(tx, 1));
+      await held.syncStarted;
+      held.fail(new Error('EIO'));
+      await expect(w).rejects.toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
+      await settle();
+      expect(thrown).toHaveLength(1);
+      expect(thrown[0]).toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      for (const l of listeners) process.on('uncaughtException', l);
+      await closeStore(store);
+    }
+  });
+
+  it('lets the event loop run between the units of a long batch, in one transaction and one commit', async () => {
+    const { store } = await openTestStore({ yieldAfterMs: 1 });
+    try {
+      const commits = store.stats.commits;
+      let ticks = 0;
+      let running = 0;
+      const timer = setInterval(() => (ticks += running > 0 ? 1 : 0), 0);
+      const spin = (ms: number) => {
+        const end = performance.now() + ms;
+        while (performance.now() < end);
+      };
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          store.write(async (tx) => {
+            running = 1;
+            spin(0.5);
+            await insert(tx, i);
+          }),
+        ),
+      );
+      running = 0;
+      clearInterval(timer);
+      expect(store.stats.commits - commits).toBe(1);
+      expect(ticks).toBeGreaterThan(3);
+      expect((await rows(store)).length).toBe(40);
+    } finally {
+      await closeStore(store);
+    }
+  });
+});
+
+describe('SQLite commit path: callbacks', () => {
+  it('does not deliver a callback of a payment whose batch waits for its WAL sync', async () => {
+    const service = await testService();
+    if (service.store.dialect !== 'sqlite') return;
+    const receiver = await startReceiver(() => ({ status: 200, body: 'success' }));
+    const m = await seedMerchant(service, 'Callback Merchant');
+    await allowPrivateCallbacks(service);
+    await write(service, (tx) => service.services.merchants.update(tx, { id: m.id, callback_url: receiver.url }));
+    const buy = await newBuy(service, m);
+
+    const held = holdNextSync();
+    const paid = write(service, (tx) => service.services.sandbox.simulate(tx, buy.order_no, 'pay'));
+    await held.syncStarted;
+    // The dispatcher looks for due callbacks now: it must find nothing it may send.
+    const dispatched = service.work.runDue();
+    await settle();
+    expect(receiver.received).toEqual([]);
+    const duringSync = settledState(paid);
+    expect(duringSync.settled).toBe(false);
+
+    held.release();
+    await paid;
+    await dispatched;
+    await service.work.runDue();
+    expect(receiver.received[0]?.fields).toMatchObject({ order_no: buy.order_no, status: 'paid' });
+  });
+});
