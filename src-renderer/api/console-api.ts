@@ -3,26 +3,27 @@
  * chosen at start-up — the desktop preload's IPC bridge when present, the
  * same-origin HTTP bridge otherwise. Provided to the app (and to tests) by
  * injection, so components and stores never pick a transport themselves.
+ * A browser tab also gets the calls made before a session exists (sign-in,
+ * first-owner setup, password links, sign-out); the desktop window has no
+ * sign-in (its own store's owner is the person at the computer).
  */
 import { inject, ref, type InjectionKey, type Ref } from 'vue';
 import type { ConsoleApi } from '../../src-shared/console-api/contract';
-import { createConsoleApi, createHttpConsoleBridge, signOutOfHttpConsole, type ConsoleBridge } from '../../src-shared/console-api/client';
+import { createConsoleApi, createHttpConsoleBridge, createHttpSignInApi, type ConsoleBridge } from '../../src-shared/console-api/client';
 import { desktopConsoleBridge } from '../../src-shared/console-api/desktop-bridge';
 import { CONSOLE_METHODS, type ConsoleMethod } from '../../src-shared/console-api/methods';
+import type { SignInApi } from '../../src-shared/console-api/sign-in-contract';
 import { ErrorCode } from '../../src-shared/errors';
 
 export interface ConsoleApiHandle {
   api: ConsoleApi;
   /** true in the Electron window (IPC), false in a browser tab (HTTP). */
   desktop: boolean;
+  /** Browser only: sign-in, the TOTP step, first-owner setup, password links, sign-out; null in the desktop window. */
+  signIn: SignInApi | null;
   /** Set once any call answers "console session missing/expired" (browser only). */
   sessionExpired: Ref<boolean>;
-  /**
-   * Browser only: ends the console session (POST /console/logout) and sets `signedOut`; null in the
-   * desktop window, which has no session to end.
-   */
-  signOut: (() => Promise<void>) | null;
-  /** Set once signOut succeeded. */
+  /** Set once this tab signed out (or out everywhere). */
   signedOut: Ref<boolean>;
 }
 
@@ -48,26 +49,27 @@ function watchSession(bridge: ConsoleBridge, onExpired: () => void): ConsoleBrid
   return watched as unknown as ConsoleBridge;
 }
 
-/** `bridge` given (the desktop preload's, or a test's): that transport; none: the same-origin HTTP one. */
-export function createConsoleApiHandle(bridge: ConsoleBridge | undefined = desktopConsoleBridge(), http: HttpTransportOptions = {}): ConsoleApiHandle {
+/**
+ * A handle over any transport: `signIn` null is the desktop window (no sign-in), else a browser tab.
+ * Tests build browser handles over a fake bridge and fake sign-in calls with this.
+ */
+export function handleOver(bridge: ConsoleBridge, signIn: SignInApi | null): ConsoleApiHandle {
   const sessionExpired = ref(false);
-  const signedOut = ref(false);
+  return {
+    api: createConsoleApi(watchSession(bridge, () => (sessionExpired.value = true))),
+    desktop: signIn === null,
+    signIn,
+    sessionExpired,
+    signedOut: ref(false),
+  };
+}
+
+/** `bridge` given (the desktop preload's, or a test's): that transport, no sign-in; none: the same-origin HTTP one. */
+export function createConsoleApiHandle(bridge: ConsoleBridge | undefined = desktopConsoleBridge(), http: HttpTransportOptions = {}): ConsoleApiHandle {
+  if (bridge !== undefined) return handleOver(bridge, null);
   const baseUrl = http.baseUrl ?? '';
   const fetchImpl: typeof fetch = http.fetchImpl ?? ((...args) => fetch(...args));
-  const transport = bridge ?? createHttpConsoleBridge(baseUrl, fetchImpl);
-  return {
-    api: createConsoleApi(watchSession(transport, () => (sessionExpired.value = true))),
-    desktop: bridge !== undefined,
-    sessionExpired,
-    signOut:
-      bridge !== undefined
-        ? null
-        : async () => {
-            await signOutOfHttpConsole(baseUrl, fetchImpl);
-            signedOut.value = true;
-          },
-    signedOut,
-  };
+  return handleOver(createHttpConsoleBridge(baseUrl, fetchImpl), createHttpSignInApi(baseUrl, fetchImpl));
 }
 
 export function useConsoleApiHandle(): ConsoleApiHandle {

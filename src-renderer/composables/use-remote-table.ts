@@ -1,8 +1,10 @@
 /**
- * One composable behind every server-paged NDataTable (orders, channels):
- * draft filters vs. applied filters, remote pagination, loading, the last
- * error, and protection against out-of-order answers (only the newest
- * request may update the table).
+ * One composable behind every server-paged NDataTable (orders, channels,
+ * approvals, accounts, audit): draft filters vs. applied filters, remote
+ * pagination, loading, the last error, and protection against out-of-order
+ * answers (only the newest request may update the table). Lists the service
+ * answers whole go through `pageOf`; lists paged by a keyset cursor (the
+ * audit trail: before_id) through `keysetPages`.
  */
 import { computed, reactive, ref, shallowRef, toRaw, type Ref, type ShallowRef, type UnwrapRef } from 'vue';
 import { toError } from './use-api-error';
@@ -27,6 +29,8 @@ export interface RemoteTableOptions<Row, F extends object> {
   pageSizes?: number[];
   /** Load as soon as the composable is created (default true). */
   immediate?: boolean;
+  /** The page-number jumper (default true); a keyset list can only step page by page. */
+  quickJumper?: boolean;
 }
 
 export interface RemotePagination {
@@ -73,6 +77,45 @@ export function pageOf<Row>(list: readonly Row[], page: number, limit: number): 
   return { list: list.slice((page - 1) * limit, page * limit), total: list.length };
 }
 
+export interface KeysetQuery<F, C> {
+  /** Where the page starts (the previous page's `next`); undefined: the newest. */
+  cursor: C | undefined;
+  limit: number;
+  filters: F;
+}
+
+export interface KeysetPage<Row, C> {
+  list: Row[];
+  /** Where the next (older) page starts, or null at the end. */
+  next: C | null;
+}
+
+/**
+ * A keyset-paged list (no total, no offsets) behind the table's page numbers: page n starts at the
+ * cursor page n-1 ended with, remembered per applied filters and page size (a new search forgets
+ * them). Pages further on than the next one are reached by walking. The total it reports is what is
+ * known: the rows up to this page, plus one while a next page exists, so the pager offers exactly
+ * one page more.
+ */
+export function keysetPages<Row, F, C>(fetchPage: (query: KeysetQuery<F, C>) => Promise<KeysetPage<Row, C>>): (query: RemoteQuery<F>) => Promise<RemotePage<Row>> {
+  let known: { filters: F; limit: number; cursors: (C | undefined)[] } | null = null;
+  return async ({ page, limit, filters }) => {
+    if (!known || known.filters !== filters || known.limit !== limit) known = { filters, limit, cursors: [undefined] };
+    const state = known;
+    // Walk from the furthest known page start to the one asked for.
+    let at = Math.min(page, state.cursors.length);
+    for (;;) {
+      const result = await fetchPage({ cursor: state.cursors[at - 1], limit, filters });
+      if (result.next !== null) state.cursors[at] = result.next;
+      else state.cursors.length = at;
+      if (at === page || result.next === null) {
+        return { list: at === page ? result.list : [], total: (at - 1) * limit + result.list.length + (result.next !== null ? 1 : 0) };
+      }
+      at++;
+    }
+  };
+}
+
 function copyFilters<F extends object>(value: F): F {
   // Filters hold plain values and arrays (date ranges); a structured clone keeps them apart from the draft.
   return structuredClone(toRaw(value));
@@ -92,7 +135,7 @@ export function useRemoteTable<Row, F extends object>(options: RemoteTableOption
     itemCount: 0,
     pageSizes,
     showSizePicker: true,
-    showQuickJumper: true,
+    showQuickJumper: options.quickJumper ?? true,
   });
 
   let latest = 0;

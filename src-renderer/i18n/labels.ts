@@ -9,7 +9,9 @@ import type { CallbackDeliveryView } from '../../src-shared/schemas/money';
 import type { SignType } from '../../src-shared/signing';
 import type { RegionLevel } from '../region-cache/region-index';
 import type { RegionStatus } from '../stores/region-store';
-import { useT, type Translate } from './index';
+import type { Role } from '../../src-shared/auth/permissions';
+import type { ApprovalKind, ApprovalState, ApprovalView, AuditEntryView } from '../../src-shared/schemas/accounts';
+import { useT, type MessageKey, type Translate } from './index';
 
 export type TagType = 'default' | 'info' | 'success' | 'warning' | 'error' | 'primary';
 
@@ -40,6 +42,78 @@ export const REGION_STATUS_TAG = {
   offline: 'warning',
   error: 'error',
 } as const satisfies Record<RegionStatus, TagType>;
+
+export const ROLE_TAG = {
+  owner: 'error',
+  admin: 'warning',
+  finance: 'success',
+  operator: 'info',
+  developer: 'primary',
+  viewer: 'default',
+} as const satisfies Record<Role, TagType>;
+
+export const APPROVAL_STATE_TAG = {
+  pending: 'warning',
+  approved: 'success',
+  rejected: 'error',
+  expired: 'default',
+  cancelled: 'default',
+  failed: 'error',
+} as const satisfies Record<ApprovalState, TagType>;
+
+/**
+ * The audit actions the service records (its action strings, docs/accounts.md) and their labels;
+ * an action not listed here (a newer service) is shown as the service wrote it.
+ */
+export const AUDIT_ACTION_LABEL = {
+  sign_in: 'enums.auditAction.signIn',
+  'sign_in.password': 'enums.auditAction.signInPassword',
+  'sign_in.fail': 'enums.auditAction.signInFail',
+  'sign_in.throttled': 'enums.auditAction.signInThrottled',
+  sign_out: 'enums.auditAction.signOut',
+  'sign_out.everywhere': 'enums.auditAction.signOutEverywhere',
+  'account.create': 'enums.auditAction.accountCreate',
+  'account.update': 'enums.auditAction.accountUpdate',
+  'account.disable': 'enums.auditAction.accountDisable',
+  'account.role': 'enums.auditAction.accountRole',
+  'account.password_change': 'enums.auditAction.accountPasswordChange',
+  'account.password_reset': 'enums.auditAction.accountPasswordReset',
+  'account.password_set': 'enums.auditAction.accountPasswordSet',
+  'account.totp_begin': 'enums.auditAction.accountTotpBegin',
+  'account.totp_enable': 'enums.auditAction.accountTotpEnable',
+  'account.totp_reset': 'enums.auditAction.accountTotpReset',
+  'approval.request': 'enums.auditAction.approvalRequest',
+  'approval.approve': 'enums.auditAction.approvalApprove',
+  'approval.reject': 'enums.auditAction.approvalReject',
+  'approval.cancel': 'enums.auditAction.approvalCancel',
+  'approval.expire': 'enums.auditAction.approvalExpire',
+  'approval.fail': 'enums.auditAction.approvalFail',
+  'merchant.create': 'enums.auditAction.merchantCreate',
+  'merchant.update': 'enums.auditAction.merchantUpdate',
+  'merchant.limits': 'enums.auditAction.merchantLimits',
+  'merchant.rotate_secret': 'enums.auditAction.merchantRotateSecret',
+  'merchant.secret_revealed': 'enums.auditAction.merchantSecretRevealed',
+  'channel.create': 'enums.auditAction.channelCreate',
+  'channel.update': 'enums.auditAction.channelUpdate',
+  'channel.credentials': 'enums.auditAction.channelCredentials',
+  'channel.link': 'enums.auditAction.channelLink',
+  'channel.unlink': 'enums.auditAction.channelUnlink',
+  'payment_method.add': 'enums.auditAction.paymentMethodAdd',
+  'payment_method.enable': 'enums.auditAction.paymentMethodEnable',
+  'payment_method.disable': 'enums.auditAction.paymentMethodDisable',
+  'balance.adjust': 'enums.auditAction.balanceAdjust',
+  'order.create': 'enums.auditAction.orderCreate',
+  'order.withdraw': 'enums.auditAction.orderWithdraw',
+  'order.cancel': 'enums.auditAction.orderCancel',
+  'callback.resend': 'enums.auditAction.callbackResend',
+  'sandbox.pay': 'enums.auditAction.sandboxPay',
+  'sandbox.complete': 'enums.auditAction.sandboxComplete',
+  'sandbox.fail': 'enums.auditAction.sandboxFail',
+  'settings.listener': 'enums.auditAction.settingsListener',
+  'settings.callbacks': 'enums.auditAction.settingsCallbacks',
+} as const satisfies Record<string, MessageKey>;
+export type KnownAuditAction = keyof typeof AUDIT_ACTION_LABEL;
+export const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_LABEL) as KnownAuditAction[];
 
 export const CARD_TYPES = ['0', '1', '2', '4'] as const;
 export type CardType = (typeof CARD_TYPES)[number];
@@ -96,6 +170,24 @@ export function labelsFor(t: Translate) {
     },
     regionLevel(level: RegionLevel): string {
       return t(`regions.${level}`);
+    },
+    role(role: Role): string {
+      return t(`enums.role.${role}`);
+    },
+    approvalKind(kind: ApprovalKind): string {
+      return t(`enums.approvalKind.${kind}`);
+    },
+    approvalState(state: ApprovalState): string {
+      return t(`enums.approvalState.${state}`);
+    },
+    requestedVia(via: ApprovalView['requested_via']): string {
+      return t(`enums.requestedVia.${via}`);
+    },
+    auditActor(kind: AuditEntryView['actor_kind']): string {
+      return t(`enums.auditActor.${kind}`);
+    },
+    auditAction(action: string): string {
+      return Object.hasOwn(AUDIT_ACTION_LABEL, action) ? t(AUDIT_ACTION_LABEL[action as KnownAuditAction]) : action;
     },
   };
 }

@@ -1,19 +1,20 @@
 /**
  * Browser console sign-out: the shell offers it only over the HTTP
- * transport (the desktop window has no session), asks first, posts to
+ * transport (the desktop window has no sign-in), asks first, posts to
  * /console/logout as every console call posts (same-origin, JSON), and then
- * shows the signed-out screen; a refused sign-out keeps the console and
- * shows the service's message.
+ * shows the signed-out screen, whose way back is the sign-in page; a refused
+ * sign-out keeps the console and shows the service's message.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IDBFactory } from 'fake-indexeddb';
-import AppShell from '../../../src-renderer/layout/app-shell.vue';
+import AppRoot from '../../../src-renderer/layout/app-root.vue';
 import { createConsoleApiHandle } from '../../../src-renderer/api/console-api';
 import { createRegionCacheStore } from '../../../src-renderer/region-cache/region-cache';
 import { setRegionCacheFactory } from '../../../src-renderer/stores/region-store';
 import { ErrorCode } from '../../../src-shared/errors';
 import { fakeBridge } from '../support/fake-bridge';
-import { mountPage, settle, unmountAll } from '../support/mount-page';
+import { OWNER_SESSION } from '../support/fixtures';
+import { mountPage, settle, unmountAll, waitForElement } from '../support/mount-page';
 
 const INFO = { version: '1.0.0', data_dir: '/data', listener_url: 'http://127.0.0.1:8787', listener_error: null };
 const REGIONS = {
@@ -36,6 +37,7 @@ interface SentRequest {
 function browserHandle(logoutAnswer: { code: number; msg: string; data: null } = { code: 1, msg: 'signed out', data: null }) {
   const sent: SentRequest[] = [];
   const answers: Record<string, unknown> = {
+    '/console-api/getSession': { code: 1, msg: 'ok', data: OWNER_SESSION },
     '/console-api/getServiceInfo': { code: 1, msg: 'ok', data: INFO },
     '/console-api/listMerchants': { code: 1, msg: 'ok', data: [] },
     '/console-api/getRegionData': { code: 1, msg: 'ok', data: REGIONS },
@@ -75,16 +77,17 @@ afterEach(unmountAll);
 
 describe('console sign-out', () => {
   it('is not offered in the desktop window, which has no session', async () => {
-    const fake = fakeBridge({ getServiceInfo: () => INFO, listMerchants: () => [], getRegionData: () => REGIONS });
-    await mountPage(AppShell, { bridge: fake.bridge, path: '/regions' });
+    const fake = fakeBridge({ getSession: () => ({ ...OWNER_SESSION, desktop: true }), getServiceInfo: () => INFO, listMerchants: () => [], getRegionData: () => REGIONS });
+    await mountPage(AppRoot, { bridge: fake.bridge, path: '/regions', session: null });
+    await waitForElement('[data-test=\"side-menu\"]');
     expect(document.body.textContent).toContain('Desktop');
     expect(signOutButton()).toBeNull();
   });
 
   it('in a browser: asks first, posts to /console/logout like every console call, then shows the signed-out screen', async () => {
     const { handle, sent } = browserHandle();
-    await mountPage(AppShell, { handle, path: '/regions' });
-    await settle();
+    await mountPage(AppRoot, { handle, path: '/regions', session: null });
+    await waitForElement('[data-test=\"side-menu\"]');
     expect(document.body.textContent).toContain('Browser');
     const button = signOutButton();
     expect(button?.textContent?.trim()).toBe('Sign out');
@@ -115,14 +118,18 @@ describe('console sign-out', () => {
     expect(handle.signedOut.value).toBe(true);
     expect(document.querySelector('[data-test="signed-out"]')).not.toBeNull();
     expect(document.body.textContent).toContain('Signed out');
-    expect(document.body.textContent).toContain('merchant-console console-token new');
     expect(signOutButton()).toBeNull();
+
+    // The way back is the sign-in page (no session: nothing else is asked of the service).
+    document.querySelector<HTMLButtonElement>('[data-test="sign-in-again"]')!.click();
+    await waitForElement('[data-test="sign-in-form"]');
+    expect(handle.signedOut.value).toBe(false);
   });
 
   it('a refused sign-out keeps the console open and shows the service’s message', async () => {
     const { handle, sent } = browserHandle({ code: ErrorCode.FOREIGN_ORIGIN, msg: 'Origin: console calls must come from the console page itself (same origin)', data: null });
-    await mountPage(AppShell, { handle, path: '/regions' });
-    await settle();
+    await mountPage(AppRoot, { handle, path: '/regions', session: null });
+    await waitForElement('[data-test=\"side-menu\"]');
     signOutButton()!.click();
     await settle();
     dialogButton('Sign out').click();
@@ -136,8 +143,8 @@ describe('console sign-out', () => {
 
   it('names the action in Chinese by default', async () => {
     const { handle } = browserHandle();
-    await mountPage(AppShell, { handle, path: '/regions', locale: 'zh-CN' });
-    await settle();
+    await mountPage(AppRoot, { handle, path: '/regions', locale: 'zh-CN', session: null });
+    await waitForElement('[data-test=\"side-menu\"]');
     expect(signOutButton()?.textContent?.trim()).toBe('退出登录');
   });
 });

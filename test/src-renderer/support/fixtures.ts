@@ -1,5 +1,7 @@
 /** Realistic contract-shaped data for component tests. */
 import type { ConsoleResponse } from '../../../src-shared/console-api/contract';
+import { ROLE_PERMISSIONS, roleNeedsTotp, type Role } from '../../../src-shared/auth/permissions';
+import type { AccountView, ApprovalView, SessionView } from '../../../src-shared/schemas/accounts';
 
 type Channel = ConsoleResponse<'listPayChannels'>['list'][number];
 
@@ -27,6 +29,61 @@ export const MERCHANT = {
   sign_type: 'hmac-sha256' as const,
   callback_url: null,
   enabled: true,
+  console_withdrawal_threshold: 0,
+  api_withdrawal_threshold: null,
   createtime: 1767225600,
   updatetime: 1767225600,
 };
+
+export function account(overrides: Partial<AccountView> & Pick<AccountView, 'id' | 'login' | 'role'>): AccountView {
+  return {
+    display_name: overrides.login[0]!.toUpperCase() + overrides.login.slice(1),
+    merchant_ids: null,
+    enabled: true,
+    totp_enabled: roleNeedsTotp(overrides.role),
+    totp_required: roleNeedsTotp(overrides.role),
+    createtime: 1767225600,
+    updatetime: 1767225600,
+    ...overrides,
+  };
+}
+
+/** A full session of an account of `role` (its permissions from the one table), as getSession answers. */
+export function sessionOf(role: Role, overrides: Partial<SessionView> = {}, accountOverrides: Partial<AccountView> = {}): SessionView {
+  return {
+    account: account({ id: 1, login: role, role, ...accountOverrides }),
+    permissions: [...ROLE_PERMISSIONS[role]],
+    desktop: false,
+    stage: 'full',
+    approvals_waiting: 0,
+    ...overrides,
+  };
+}
+
+export const OWNER_SESSION = sessionOf('owner');
+
+export function approval(overrides: Partial<ApprovalView> & Pick<ApprovalView, 'id'>): ApprovalView {
+  return {
+    kind: 'withdrawal',
+    state: 'pending',
+    merchant_id: 1,
+    merchant_name: 'Demo Merchant',
+    requested_by: { id: 2, login: 'olivia', display_name: 'Olivia Operator' },
+    requested_via: 'console',
+    title: 'Withdrawal of 5000.00 CNY for Demo Merchant (sell order on Sandbox beta)',
+    changes: [
+      { label: 'amount paid out', before: null, after: '5000.00' },
+      { label: 'service fee', before: null, after: '30.00' },
+      { label: 'available balance', before: '10000.00', after: '4945.00' },
+    ],
+    createtime: 1767225600,
+    expires_at: 1767312000,
+    decided_by: null,
+    decided_at: null,
+    decision_note: null,
+    outcome: null,
+    can_decide: true,
+    mine: false,
+    ...overrides,
+  };
+}

@@ -1,8 +1,9 @@
 /**
  * Mounts a console page (or any component) the way the app does: Pinia,
  * typed i18n, a memory-history router, the console API over a fake bridge,
- * and Naive UI's message/dialog providers around it. `afterEach(unmountAll)`
- * removes every mounted page and what Naive UI teleported to the body.
+ * a signed-in session (an owner unless told), and Naive UI's message/dialog
+ * providers around it. `afterEach(unmountAll)` removes every mounted page and
+ * what Naive UI teleported to the body.
  */
 import { defineComponent, h, type Component } from 'vue';
 import { flushPromises, mount, type VueWrapper } from '@vue/test-utils';
@@ -13,6 +14,9 @@ import { CONSOLE_API_KEY, createConsoleApiHandle, type ConsoleApiHandle } from '
 import { createAppI18n, type AppLocale } from '../../../src-renderer/i18n';
 import { routes } from '../../../src-renderer/router';
 import { useMerchantStore } from '../../../src-renderer/stores/merchant-store';
+import { useSessionStore } from '../../../src-renderer/stores/session-store';
+import type { SessionView } from '../../../src-shared/schemas/accounts';
+import { OWNER_SESSION } from './fixtures';
 import type { ConsoleBridge } from '../../../src-shared/console-api/client';
 
 export interface MountOptions {
@@ -24,6 +28,8 @@ export interface MountOptions {
   merchantId?: number;
   props?: Record<string, unknown>;
   path?: string;
+  /** The session the page sees (as getSession answered); null: none loaded yet (the app root loads it). Default: an owner. */
+  session?: SessionView | null;
 }
 
 const mounted: VueWrapper[] = [];
@@ -48,6 +54,8 @@ export async function mountPage(component: Component, options: MountOptions): Pr
       if (options.merchantId !== undefined) {
         merchants.currentId = options.merchantId;
       }
+      const session = options.session === undefined ? OWNER_SESSION : options.session;
+      if (session !== null) useSessionStore().set(session);
       return () => h(NMessageProvider, null, () => h(NDialogProvider, null, () => h(component, options.props ?? {})));
     },
   });
@@ -89,4 +97,23 @@ export async function typeInto(wrapper: VueWrapper, dataTest: string, text: stri
 /** Visible form feedback texts (inline errors) in document order. */
 export function feedbackTexts(wrapper: VueWrapper): string[] {
   return wrapper.findAll('.n-form-item-feedback__line').map((n) => n.text()).filter((s) => s.length > 0);
+}
+
+/**
+ * Waits until `find` answers something (routed pages are loaded lazily, so a navigation's page
+ * appears only once its chunk is imported) and returns it; fails after `timeout` ms.
+ */
+export async function waitFor<T>(find: () => T | null | undefined | false, timeout = 5000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    await settle();
+    const found = find();
+    if (found) return found;
+    if (Date.now() - started > timeout) throw new Error(`waitFor: nothing found after ${timeout} ms`);
+  }
+}
+
+/** An element of the document (Naive UI teleports modals and drawers to the body) once it is there. */
+export function waitForElement<E extends Element = HTMLElement>(selector: string, timeout?: number): Promise<E> {
+  return waitFor(() => document.querySelector<E>(selector), timeout);
 }

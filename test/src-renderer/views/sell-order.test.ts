@@ -9,7 +9,9 @@ import { ErrorCode } from '../../../src-shared/errors';
 import type { RegionTree } from '../../../src-shared/schemas/region-api';
 import { residentIdCheckChar } from '../../../src-shared/validation/rules';
 import { fakeBridge, ServiceError, type FakeHandlers } from '../support/fake-bridge';
-import { channel, MERCHANT } from '../support/fixtures';
+import { approval, channel, MERCHANT, OWNER_SESSION } from '../support/fixtures';
+
+const sessionAfter = () => OWNER_SESSION;
 import { feedbackTexts, mountPage, settle, submitForm, typeInto, unmountAll } from '../support/mount-page';
 
 const TREE: RegionTree = {
@@ -30,7 +32,9 @@ function handlers(extra: FakeHandlers = {}): FakeHandlers {
     }),
     getBalances: () => ({ available: 10_130, frozen: 0, deposit: 0 }),
     getRegionData: () => ({ etag: '"r1"', tree: TREE, not_modified: false, source: { package: 'x', integrity: 'y', vintage: 'z' }, counts: { provinces: 2, cities: 3, districts: 3 } }),
-    createOrder: (req) => ({
+    requestWithdrawal: (req) => ({
+      approval: null,
+      done: {
       order_id: '7',
       order_no: 'S2026112111300012345678',
       status: 'pending',
@@ -49,6 +53,7 @@ function handlers(extra: FakeHandlers = {}): FakeHandlers {
       base_rate: 30,
       customer_payment_method: { bank: '', sub_bank: '', card_number: '622202*********3445', real_name: '李四', full_info: '李四' },
       createtime: 1767225600,
+      },
     }),
     ...extra,
   };
@@ -102,11 +107,11 @@ describe('new sell order form', () => {
     await typeInto(wrapper, 'field-amount', '100.01');
     await submitForm(wrapper);
     expect(feedbackTexts(wrapper)).toContain('Exceeds the available balance (101.31 CNY needed, 101.30 CNY available)');
-    expect(fake.callsOf('createOrder')).toEqual([]);
+    expect(fake.callsOf('requestWithdrawal')).toEqual([]);
 
     await typeInto(wrapper, 'field-amount', '100');
     await submitForm(wrapper);
-    expect(fake.callsOf('createOrder')).toEqual([{ merchant_id: 1, order_type: 2, cny_amount: '100.00', paychannel_id: 2, paychannel_paymethod: 'alipay', idempotency_key: expect.any(String) }]);
+    expect(fake.callsOf('requestWithdrawal')).toEqual([{ merchant_id: 1, order_type: 2, cny_amount: '100.00', paychannel_id: 2, paychannel_paymethod: 'alipay', idempotency_key: expect.any(String) }]);
   });
 
   it('asks alpha channels for personal data and card info with every rule, and sends both objects', async () => {
@@ -134,7 +139,7 @@ describe('new sell order form', () => {
         'Choose the city',
       ]),
     );
-    expect(fake.callsOf('createOrder')).toEqual([]);
+    expect(fake.callsOf('requestWithdrawal')).toEqual([]);
 
     await fillAlpha(wrapper, { type: '1', province: '420000', city: '429004' });
     // Long-term: the end date disappears and is not sent.
@@ -142,7 +147,7 @@ describe('new sell order form', () => {
     await submitForm(wrapper);
 
     expect(feedbackTexts(wrapper)).toEqual([]);
-    expect(fake.callsOf('createOrder')).toEqual([
+    expect(fake.callsOf('requestWithdrawal')).toEqual([
       {
         merchant_id: 1,
         order_type: 2,
@@ -166,14 +171,43 @@ describe('new sell order form', () => {
 
   it('shows the service’s error under the alpha field it names', async () => {
     const fake = fakeBridge(
-      handlers({ createOrder: () => new ServiceError(ErrorCode.VALIDATION, 'alpha_card_info.area_id: 429004 is not a city of province 110000 (北京市)') }),
+      handlers({ requestWithdrawal: () => new ServiceError(ErrorCode.VALIDATION, 'alpha_card_info.area_id: 429004 is not a city of province 110000 (北京市)') }),
     );
     wrapper = await mountPage(SellOrder, { bridge: fake.bridge, merchantId: 1 });
     await settle();
     await typeInto(wrapper, 'field-amount', '10');
     await fillAlpha(wrapper, { type: '0', province: '110000', city: '110100' });
     await submitForm(wrapper);
-    expect(fake.callsOf('createOrder')).toHaveLength(1);
+    expect(fake.callsOf('requestWithdrawal')).toHaveLength(1);
     expect(feedbackTexts(wrapper)).toEqual(['429004 is not a city of province 110000 (北京市)']);
+  });
+
+  it('a withdrawal above the merchant’s threshold waits for approval: the page shows the request, its changes, its expiry and the way to it', async () => {
+    const request = approval({ id: 31, can_decide: false, mine: true, expires_at: 1767312000 });
+    const fake = fakeBridge(handlers({ requestWithdrawal: () => ({ done: null, approval: request }), getSession: () => sessionAfter() }));
+    wrapper = await mountPage(SellOrder, { bridge: fake.bridge, merchantId: 1 });
+    await settle();
+    await choose(wrapper, 'field-channel', 2);
+    await typeInto(wrapper, 'field-amount', '50');
+    await submitForm(wrapper);
+
+    expect(fake.callsOf('requestWithdrawal')).toEqual([{ merchant_id: 1, order_type: 2, cny_amount: '50.00', paychannel_id: 2, paychannel_paymethod: 'alipay', idempotency_key: expect.any(String) }]);
+    expect(wrapper.find('[data-test="sell-result"]').exists()).toBe(false);
+    const pending = wrapper.find('[data-test="approval-pending"]');
+    expect(pending.exists()).toBe(true);
+    expect(pending.text()).toContain('Sent for approval');
+    expect(wrapper.find('[data-test="approval-pending-title"]').text()).toBe(request.title);
+    expect(wrapper.findAll('[data-test="approval-change"]').map((r) => r.text())).toEqual(['amount paid out—→5000.00', 'service fee—→30.00', 'available balance10000.00→4945.00']);
+    // Beijing time of 1767312000: 2026-01-02 08:00:00.
+    expect(wrapper.find('[data-test="approval-pending-expires"]').text()).toBe('2026-01-02 08:00:00');
+    expect(wrapper.find('[data-test="approval-pending-link"]').attributes('href')).toContain('/approvals?id=31');
+    // The badge count is asked for again; the funds are reserved meanwhile, so the balance too.
+    expect(fake.callsOf('getSession')).toHaveLength(1);
+    expect(fake.callsOf('getBalances').length).toBeGreaterThanOrEqual(2);
+
+    // Another withdrawal is another request, with its own key.
+    await wrapper.find('[data-test="sell-another"]').trigger('click');
+    await settle();
+    expect(wrapper.find('[data-test="submit-order"]').exists()).toBe(true);
   });
 });

@@ -1,14 +1,17 @@
 /**
  * The operator's balance adjustment form: every adjustment carries an
  * idempotency_key, the same one across retries of that adjustment (an
- * answer lost on the way must not book it twice), a new one once booked.
+ * answer lost on the way must not book it twice), a new one once booked;
+ * an adjustment that waits for a second person's approval shows the request.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { flushPromises } from '@vue/test-utils';
 import BalanceAdjust from '../../../../src-renderer/views/settings/modules/balance-adjust.vue';
 import { consoleApiContract, type ConsoleRequest } from '../../../../src-shared/console-api/contract';
 import { fakeBridge, ServiceError } from '../../support/fake-bridge';
-import { MERCHANT } from '../../support/fixtures';
+import { approval, MERCHANT, OWNER_SESSION } from '../../support/fixtures';
+
+const sessionOfOwner = () => OWNER_SESSION;
 import { mountPage, settle, unmountAll } from '../../support/mount-page';
 
 afterEach(unmountAll);
@@ -42,7 +45,7 @@ describe('balance adjustment form', () => {
         // The first answer never arrives (the service may well have booked it).
         if (attempt === 1) throw new Error('socket hang up');
         if (attempt === 2) return new ServiceError(502, 'bad gateway');
-        return { merchant_id: req.merchant_id, transaction_id: 40 + attempt, amount: 10_050, reason: req.reason, balances: { ...BALANCES, available: 110_050 } };
+        return { done: { merchant_id: req.merchant_id, transaction_id: 40 + attempt, amount: 10_050, reason: req.reason, balances: { ...BALANCES, available: 110_050 } }, approval: null };
       },
     });
     await mountPage(BalanceAdjust, { bridge: fake.bridge, props: { merchant: { ...MERCHANT } } });
@@ -86,6 +89,40 @@ describe('balance adjustment form', () => {
       await submit();
       unmountAll();
     }
+    const keys = fake.callsOf('adjustBalance').map((c) => c.idempotency_key);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).not.toBe(keys[1]);
+  });
+
+  it('an adjustment held for approval shows what will change and links to the request; the next one gets a new key', async () => {
+    const request = approval({
+      id: 17,
+      kind: 'balance_adjustment',
+      title: 'Balance adjustment of +100.50 CNY for Demo Merchant',
+      changes: [{ label: 'available balance', before: '1000.00', after: '1100.50' }],
+      can_decide: false,
+      mine: true,
+    });
+    const fake = fakeBridge({ getBalances: () => BALANCES, adjustBalance: () => ({ done: null, approval: request }), getSession: () => sessionOfOwner() });
+    await mountPage(BalanceAdjust, { bridge: fake.bridge, props: { merchant: { ...MERCHANT } } });
+    await type('adjust-amount', '100.5');
+    await type('adjust-reason', 'top-up by bank transfer');
+    await submit();
+
+    const pending = document.querySelector('[data-test="approval-pending"]');
+    expect(pending).not.toBeNull();
+    expect(pending!.textContent).toContain('Sent for approval');
+    expect(pending!.textContent).toContain('Balance adjustment of +100.50 CNY for Demo Merchant');
+    expect(pending!.textContent).toContain('1000.00');
+    expect(pending!.textContent).toContain('1100.50');
+    expect(document.querySelector('[data-test="approval-pending-link"]')!.getAttribute('href')).toContain('/approvals?id=17');
+    expect(document.body.textContent).not.toContain('Balance adjusted');
+
+    (document.querySelector('[data-test="adjust-another"]') as HTMLButtonElement).click();
+    await settle();
+    await type('adjust-amount', '5');
+    await type('adjust-reason', 'another');
+    await submit();
     const keys = fake.callsOf('adjustBalance').map((c) => c.idempotency_key);
     expect(keys).toHaveLength(2);
     expect(keys[0]).not.toBe(keys[1]);
