@@ -5,11 +5,13 @@
  *
  * The source is read in one snapshot and the target written in one unit of
  * work, so the copy is consistent and all-or-nothing. Rows keep their ids;
- * derived tables (the list counters) are rebuilt by the target's own
- * triggers as the orders arrive; PostgreSQL's id sequences are moved past
- * the copied ids afterwards. Sealed secrets are copied as they are: the
+ * derived tables (the list counters) are rebuilt on the target, by its
+ * triggers as the orders arrive (SQLite) or in one pass after them
+ * (PostgreSQL); PostgreSQL's id sequences are moved past the copied ids
+ * afterwards. Sealed secrets are copied as they are: the
  * target must be used with the same master key.
  */
+import { ORDER_COUNTERS_FILL } from './migrations/0004-order-counts';
 import type { ReadTx, Store, WriteTx } from './store';
 
 /**
@@ -46,6 +48,8 @@ type CopiedTable = (typeof COPIED_TABLES)[number];
 
 /** Kept by triggers on orders: rebuilt on the target, compared after. */
 export const DERIVED_TABLES = ['order_counts', 'order_totals'] as const;
+/** The trigger that counts an inserted order (migration 4). */
+const COUNTER_TRIGGER = 'orders_count_insert';
 
 /**
  * Tables a migration fills (audit_head: the empty chain's end): a migrated
@@ -217,8 +221,14 @@ export async function copyStore(source: Store, target: Store, onProgress: (p: Co
   // (The target's unit waits on the source's reads: fine for a tool that has the target to itself.)
   return source.read((src) =>
     target.write(async (dst) => {
+      // PostgreSQL: the counters are filled once from the copied orders instead of by the trigger per order. In one
+      // transaction every order would update the same few order_totals rows again, each update walking the row's
+      // growing chain of versions: quadratic (a store of 1,000,000 orders had not finished after 20 minutes).
+      if (dst.dialect === 'postgres') await dst.run(`ALTER TABLE orders DISABLE TRIGGER ${COUNTER_TRIGGER}`);
       for (const table of COPIED_TABLES) await copyTable(src, dst, table, onProgress);
       if (dst.dialect === 'postgres') {
+        await dst.run(`ALTER TABLE orders ENABLE TRIGGER ${COUNTER_TRIGGER}`);
+        for (const statement of ORDER_COUNTERS_FILL.split(';').map((s) => s.trim()).filter(Boolean)) await dst.run(statement);
         for (const table of ID_TABLES) {
           await dst.get(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), coalesce((SELECT max(id) FROM ${table}), 0) + 1, false)`);
         }

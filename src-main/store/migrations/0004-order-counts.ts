@@ -52,6 +52,9 @@ const FILL = `
       SELECT merchant_id, order_type, status, count(*) FROM orders GROUP BY 1, 2, 3;
 `;
 
+/** The counters of every order in the table, filled in one pass (db copy refills them this way on PostgreSQL). */
+export const ORDER_COUNTERS_FILL = FILL;
+
 export const migration0004OrderCounts: Migration = {
   version: 4,
   name: 'order_counts and order_totals: list counters kept by triggers',

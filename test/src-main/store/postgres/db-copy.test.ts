@@ -124,6 +124,8 @@ describe('db copy', () => {
       const m = { id: merchants[0]!.id, apiKey: '', apiSecret: '', channels: { alpha: 1, beta: 2, gamma: 3 } };
       const order = await newSell(team, m, 10_000);
       expect(order.id).toBe(10);
+      // The list counters were filled in one pass after the copy, and count new orders again.
+      expect(await team.store.read((tx) => tx.get('SELECT sum(n) AS n FROM order_totals'))).toEqual({ n: 10 });
       expect(team.services.merchants.secretOf((await team.store.read((tx) => team.services.merchants.require(tx, m.id))))).toMatch(/^sk_/);
     } finally {
       await team.close();
