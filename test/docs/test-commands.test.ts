@@ -1,14 +1,15 @@
 /**
  * The test commands the README names: `npm test` runs every vitest project
- * once (the `unit` project is part of `node`), and `npm run test:unit` stays
+ * once (`unit` and `service` are parts of `node`); `npm run test:unit` stays
  * the fast in-process loop — a suite that starts a process, builds or drives
  * a browser must be listed in OUT_OF_PROCESS (vitest.config.ts), or it would
- * slow the loop down and need what the loop promises not to.
+ * slow the loop down and need what the loop promises not to; and
+ * `npm run test:node24` runs the `service` project.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import config, { OUT_OF_PROCESS } from '../../vitest.config';
+import config, { BROWSER_AND_PACKAGING, OUT_OF_PROCESS } from '../../vitest.config';
 
 const scripts = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
 const projects = (config.test?.projects ?? []) as { test: { name: string; include: string[]; exclude?: string[] } }[];
@@ -33,12 +34,20 @@ function suitesOf(project: { include: string[]; exclude?: string[] }): string[] 
 }
 
 describe('test commands', () => {
-  it('npm test runs every vitest project once: all but unit, which node already holds', () => {
+  it('npm test runs every vitest project once: all but unit and service, which node already holds', () => {
     const names = projects.map((p) => p.test.name);
     expect(scripts.test).toMatch(/^vitest run( --project \S+)+$/);
-    expect(projectsOf(scripts.test!).sort()).toEqual(names.filter((n) => n !== 'unit').sort());
+    expect(projectsOf(scripts.test!).sort()).toEqual(names.filter((n) => n !== 'unit' && n !== 'service').sort());
     const node = new Set(suitesOf(projectNamed('node')));
-    for (const file of suitesOf(projectNamed('unit'))) expect(node.has(file), file).toBe(true);
+    for (const part of ['unit', 'service']) for (const file of suitesOf(projectNamed(part))) expect(node.has(file), `${part}: ${file}`).toBe(true);
+  });
+
+  it('npm run test:node24 runs the service project (node without the browser and packaging suites) and the postgres one', () => {
+    expect(scripts['test:node24']).toBe('bash scripts/test-node24.sh');
+    const run = fs.readFileSync('scripts/test-node24.sh', 'utf8').split('\n').find((line) => line.includes('vitest.mjs run'));
+    expect(projectsOf(run!)).toEqual(['service', 'postgres']);
+    const service = new Set(suitesOf(projectNamed('service')));
+    expect(suitesOf(projectNamed('node')).filter((f) => !service.has(f)).sort()).toEqual([...BROWSER_AND_PACKAGING].sort());
   });
 
   it('npm run test:unit runs the unit project: the node suites that start no process, build nothing and drive no browser', () => {
