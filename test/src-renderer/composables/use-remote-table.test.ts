@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defineComponent, h, nextTick } from 'vue';
 import { flushPromises, mount } from '@vue/test-utils';
 import { NDataTable } from 'naive-ui';
-import { pageOf, useRemoteTable, type RemoteQuery, type RemoteTable } from '../../../src-renderer/composables/use-remote-table';
+import { keysetPages, pageOf, useRemoteTable, type KeysetQuery, type RemoteQuery, type RemoteTable } from '../../../src-renderer/composables/use-remote-table';
 
 interface Row {
   id: number;
@@ -172,5 +172,48 @@ describe('pageOf (lists the service answers whole)', () => {
     expect(pageOf(list, 1, 2)).toEqual({ list: [1, 2], total: 5 });
     expect(pageOf(list, 3, 2)).toEqual({ list: [5], total: 5 });
     expect(pageOf(list, 4, 2)).toEqual({ list: [], total: 5 });
+  });
+
+  it('pages a keyset list (before_id) by page number: each page starts where the last ended, one page beyond the known', async () => {
+    // Ids 1..25, newest first, 10 a page; filtered by status like the service would.
+    const all: Row[] = Array.from({ length: 25 }, (_, i) => ({ id: 25 - i, status: (25 - i) % 2 === 0 ? 'paid' : 'pending' }));
+    const queries: KeysetQuery<Filters, number>[] = [];
+    const fetch = keysetPages<Row, Filters, number>(async (q) => {
+      queries.push(structuredClone(q));
+      const older = all.filter((r) => (q.cursor === undefined || r.id < q.cursor) && (!q.filters.status || r.status === q.filters.status));
+      const list = older.slice(0, q.limit);
+      return { list, next: older.length > q.limit ? list[list.length - 1]!.id : null };
+    });
+    const table = useRemoteTable<Row, Filters>({ fetch, filters: emptyFilters, rowKey: (r) => r.id, pageSize: 10, quickJumper: false });
+    await flushPromises();
+    expect(table.pagination.showQuickJumper).toBe(false);
+    expect(table.rows.value.map((r) => r.id)).toEqual([25, 24, 23, 22, 21, 20, 19, 18, 17, 16]);
+    // Known: one page, and that another exists.
+    expect(table.pagination.itemCount).toBe(11);
+
+    await table.setPage(2);
+    expect(queries.at(-1)).toEqual({ cursor: 16, limit: 10, filters: emptyFilters() });
+    expect(table.pagination.itemCount).toBe(21);
+    await table.setPage(3);
+    expect(table.rows.value.map((r) => r.id)).toEqual([5, 4, 3, 2, 1]);
+    expect(table.pagination.itemCount).toBe(25);
+
+    // Back to page 2: its start is remembered.
+    await table.setPage(2);
+    expect(queries.at(-1)).toMatchObject({ cursor: 16 });
+
+    // New filters forget the cursors: page 1 again, from the newest.
+    table.filters.status = 'paid';
+    await table.search();
+    expect(queries.at(-1)).toEqual({ cursor: undefined, limit: 10, filters: { status: 'paid', range: null } });
+    expect(table.rows.value.map((r) => r.id)).toEqual([24, 22, 20, 18, 16, 14, 12, 10, 8, 6]);
+
+    // A jump past the known pages walks there, page by page.
+    table.filters.status = null;
+    await table.search();
+    const before = queries.length;
+    await table.setPage(3);
+    expect(queries.slice(before).map((q) => q.cursor)).toEqual([16, 6]);
+    expect(table.rows.value.map((r) => r.id)).toEqual([5, 4, 3, 2, 1]);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { appMessages, createAppI18n, SUPPORTED_LOCALES } from '../../../src-renderer/i18n';
-import { labelsFor } from '../../../src-renderer/i18n/labels';
+import { AUDIT_ACTIONS, labelsFor } from '../../../src-renderer/i18n/labels';
+import { ROLES } from '../../../src-shared/auth/permissions';
+import { APPROVAL_KINDS, APPROVAL_STATES, AUDIT_ACTOR_KINDS } from '../../../src-shared/schemas/accounts';
 import { ORDER_STATUSES, PAY_METHODS, CHANNEL_CATEGORIES } from '../../../src-shared/constants';
 
 function leaves(obj: unknown, prefix = ''): Record<string, string> {
@@ -45,10 +47,19 @@ describe('UI messages', () => {
       for (const m of PAY_METHODS) expect(labels.payMethod(m)).not.toContain('enums.');
       for (const c of CHANNEL_CATEGORIES) expect(labels.category(c)).not.toContain('enums.');
       expect(labels.orderStatus('pending', 1)).not.toBe(labels.orderStatus('pending', 2));
+      for (const r of ROLES) expect(labels.role(r)).not.toContain('enums.');
+      for (const k of APPROVAL_KINDS) expect(labels.approvalKind(k)).not.toContain('enums.');
+      for (const st of APPROVAL_STATES) expect(labels.approvalState(st)).not.toContain('enums.');
+      for (const a of AUDIT_ACTOR_KINDS) expect(labels.auditActor(a)).not.toContain('enums.');
+      for (const a of AUDIT_ACTIONS) expect(labels.auditAction(a)).not.toContain('enums.');
     }
     const en = createAppI18n('en-US');
     const labels = labelsFor((key, params) => (params ? en.global.t(key, params) : en.global.t(key)));
     expect(labels.payMethods('wxpay,alipay')).toBe('WeChat Pay, Alipay');
     expect(labels.payMethod('paypal')).toBe('paypal');
+    // An action this console has no label for (a newer service) is shown as the service wrote it.
+    expect(labels.auditAction('merchant.renamed_in_future')).toBe('merchant.renamed_in_future');
+    expect(labels.auditAction('toString')).toBe('toString');
+    expect(labels.auditAction('balance.adjust')).toBe('Balance adjusted');
   });
 });

@@ -3,7 +3,8 @@ import OrderDetailDrawer from '../../../src-renderer/views/orders/modules/order-
 import { useMerchantStore } from '../../../src-renderer/stores/merchant-store';
 import type { ConsoleResponse } from '../../../src-shared/console-api/contract';
 import { fakeBridge, type FakeHandlers } from '../support/fake-bridge';
-import { MERCHANT } from '../support/fixtures';
+import { MERCHANT, sessionOf } from '../support/fixtures';
+import type { SessionView } from '../../../src-shared/schemas/accounts';
 import { mountPage, settle, unmountAll } from '../support/mount-page';
 import { useViewerTimeZone } from '../../support/time-zone';
 
@@ -76,9 +77,9 @@ function detail(overrides: Partial<Detail> = {}): Detail {
 
 afterEach(unmountAll);
 
-async function open(handlers: FakeHandlers, operator = false) {
+async function open(handlers: FakeHandlers, operator = false, session?: SessionView) {
   const fake = fakeBridge({ listMerchants: () => [MERCHANT], ...handlers });
-  await mountPage(OrderDetailDrawer, { bridge: fake.bridge, merchantId: 1, props: { orderNo: NO } });
+  await mountPage(OrderDetailDrawer, { bridge: fake.bridge, merchantId: 1, props: { orderNo: NO }, ...(session ? { session } : {}) });
   useMerchantStore().operatorMode = operator;
   await settle();
   return fake;
@@ -128,6 +129,21 @@ describe('order detail drawer', () => {
   it('hides operator actions outside operator mode', async () => {
     await open({ getOrder: () => detail({ status: 'pending' }) }, false);
     expect(drawer().querySelector('[data-test="sandbox-actions"]')).toBeNull();
+  });
+
+  it('offers callback resends, sandbox outcomes and cancel only to roles that may', async () => {
+    await open({ getOrder: () => detail({ status: 'pending' }) }, true, sessionOf('viewer'));
+    expect(drawer().querySelector('[data-test="order-callbacks"]')).not.toBeNull();
+    expect(drawer().querySelector('[data-test="resend-callback"]')).toBeNull();
+    expect(drawer().querySelector('[data-test="sandbox-actions"]')).toBeNull();
+    expect(drawer().querySelector('[data-test="cancel-order"]')).toBeNull();
+    unmountAll();
+
+    // An operator cancels and resends, but runs no sandbox outcomes (the developer's).
+    await open({ getOrder: () => detail({ status: 'pending' }) }, true, sessionOf('operator'));
+    expect(drawer().querySelector('[data-test="resend-callback"]')).not.toBeNull();
+    expect(drawer().querySelector('[data-test="sandbox-actions"]')).toBeNull();
+    expect(drawer().querySelector('[data-test="cancel-order"]')).not.toBeNull();
   });
 });
 
