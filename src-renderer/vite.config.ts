@@ -19,6 +19,18 @@ const repoRoot = resolve(rendererRoot, '..');
 
 export const CONSOLE_OUT_DIR = resolve(repoRoot, 'out/console');
 
+/**
+ * zod compiles object parsers with `new Function` unless it is "jitless", and
+ * probes for that when a schema is built: under the console's CSP
+ * (`script-src 'self'`, desktop and listener alike) the probe is reported as
+ * a violation even though zod catches it. zod reads its config from a global
+ * when its core module runs, so the chunk holding that module starts by
+ * setting it — an import at the top of main.ts would run only after the
+ * shared chunks, where the UI's schemas (src-shared) are built.
+ */
+const ZOD_CORE_MODULE = /[\\/]node_modules[\\/]zod[\\/]v4[\\/]core[\\/]core\.js$/;
+const ZOD_JITLESS = '(globalThis.__zod_globalConfig ??= {}).jitless = true;';
+
 export function rendererViteConfig(outDir: string = CONSOLE_OUT_DIR): UserConfig {
   return {
     root: rendererRoot,
@@ -40,7 +52,10 @@ export function rendererViteConfig(outDir: string = CONSOLE_OUT_DIR): UserConfig
       minify: 'oxc',
       modulePreload: { polyfill: true },
       chunkSizeWarningLimit: 1500,
-      rollupOptions: { input: resolve(rendererRoot, 'index.html') },
+      rollupOptions: {
+        input: resolve(rendererRoot, 'index.html'),
+        output: { banner: (chunk) => (chunk.moduleIds.some((id) => ZOD_CORE_MODULE.test(id)) ? ZOD_JITLESS : '') },
+      },
     },
   };
 }
