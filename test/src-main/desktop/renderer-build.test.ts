@@ -59,9 +59,11 @@ describe('renderer bundle of the desktop build', () => {
     expect(scripts.length).toBeGreaterThan(5);
     for (const file of scripts) {
       const text = fs.readFileSync(path.join(consoleDir, file), 'utf8');
-      // Unminified output has thousands of indented statements (about 20,000 across the bundle); minified, none.
+      // Unminified output has thousands of indented statements (about 20,000 across the bundle); minified, none
+      // but what string literals hold, which a minifier keeps: zod (the sign-in and console contracts' schemas)
+      // generates its object parsers from template strings, about 20 such lines.
       const indented = text.split('\n').filter((line) => /^\s+(const|let|return|if) /.test(line));
-      expect(indented, `${file} looks unminified`).toEqual([]);
+      expect(indented.length, `${file} looks unminified:\n${indented.slice(0, 5).join('\n')}`).toBeLessThan(50);
     }
   });
 });
