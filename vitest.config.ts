@@ -32,33 +32,6 @@ export const BOTH_ENGINES = [
 ];
 
 /**
- * Suites of the `node` project that start processes (the CLI's bin, `serve`,
- * mount), build bundles or drive a browser. Everything else there runs
- * in-process on SQLite and is also the `unit` project: `npm run test:unit`,
- * the inner loop while editing (test/docs/test-commands.test.ts keeps a
- * process-starting suite out of it).
- */
-export const OUT_OF_PROCESS = [
-  'test/docs/readme.test.ts',
-  'test/scripts/build-cli.test.ts',
-  'test/src-main/cli/console-serve.test.ts',
-  'test/src-main/cli/money-commands.test.ts',
-  'test/src-main/cli/sandbox-commands.test.ts',
-  'test/src-main/cli/serve-command.test.ts',
-  'test/src-main/cli/serve-crash.test.ts',
-  'test/src-main/cli/serve-public-url.test.ts',
-  'test/src-main/cli/serve-secrets.test.ts',
-  'test/src-main/desktop/bundle.test.ts',
-  'test/src-main/desktop/packaging.test.ts',
-  'test/src-main/desktop/renderer-build.test.ts',
-  'test/src-main/desktop/renderer-over-ipc.test.ts',
-  'test/src-main/http/api-reference-browser.test.ts',
-  'test/src-main/http/checkout-browser.test.ts',
-  'test/src-main/store/data-dir.test.ts',
-  'test/src-main/store/storage-faults.test.ts',
-];
-
-/**
  * Suites of the `node` project that build or drive the Electron and Chromium
  * bundles rather than run the service: left out of the `service` project,
  * which `npm run test:node24` runs under Node 24 (scripts/test-node24.sh).
@@ -70,6 +43,28 @@ export const BROWSER_AND_PACKAGING = [
   'test/src-main/desktop/renderer-over-ipc.test.ts',
   'test/src-main/http/api-reference-browser.test.ts',
   'test/src-main/http/checkout-browser.test.ts',
+];
+
+/**
+ * Suites of the `node` project that start processes (the CLI's bin, `serve`,
+ * mount), build bundles or drive a browser. Everything else there runs
+ * in-process on SQLite and is also the `unit` project: `npm run test:unit`,
+ * the inner loop while editing (test/docs/test-commands.test.ts keeps a
+ * process-starting suite out of it).
+ */
+export const OUT_OF_PROCESS = [
+  ...BROWSER_AND_PACKAGING,
+  'test/docs/readme.test.ts',
+  'test/scripts/build-cli.test.ts',
+  'test/src-main/cli/console-serve.test.ts',
+  'test/src-main/cli/money-commands.test.ts',
+  'test/src-main/cli/sandbox-commands.test.ts',
+  'test/src-main/cli/serve-command.test.ts',
+  'test/src-main/cli/serve-crash.test.ts',
+  'test/src-main/cli/serve-public-url.test.ts',
+  'test/src-main/cli/serve-secrets.test.ts',
+  'test/src-main/store/data-dir.test.ts',
+  'test/src-main/store/storage-faults.test.ts',
 ];
 
 const NODE_SUITES = ['test/src-main/**/*.test.ts', 'test/src-shared/**/*.test.ts', 'test/scripts/**/*.test.ts', 'test/docs/**/*.test.ts', 'test/bench/**/*.test.ts'];
