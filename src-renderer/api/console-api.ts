@@ -5,7 +5,8 @@
  * injection, so components and stores never pick a transport themselves.
  * A browser tab also gets the calls made before a session exists (sign-in,
  * first-owner setup, password links, sign-out); the desktop window has no
- * sign-in (its own store's owner is the person at the computer).
+ * sign-in (its own store's owner is the person at the computer), but has the
+ * desktop shell's calls (app lock, team server: api/desktop-shell.ts).
  */
 import { inject, ref, type InjectionKey, type Ref } from 'vue';
 import type { ConsoleApi } from '../../src-shared/console-api/contract';
@@ -14,6 +15,7 @@ import { desktopConsoleBridge } from '../../src-shared/console-api/desktop-bridg
 import { CONSOLE_METHODS, type ConsoleMethod } from '../../src-shared/console-api/methods';
 import type { SignInApi } from '../../src-shared/console-api/sign-in-contract';
 import { ErrorCode } from '../../src-shared/errors';
+import { createDesktopShellApi, desktopShellBridge, type DesktopShellApi, type DesktopShellBridge } from './desktop-shell';
 
 export interface ConsoleApiHandle {
   api: ConsoleApi;
@@ -21,6 +23,11 @@ export interface ConsoleApiHandle {
   desktop: boolean;
   /** Browser only: sign-in, the TOTP step, first-owner setup, password links, sign-out; null in the desktop window. */
   signIn: SignInApi | null;
+  /**
+   * The desktop shell's calls the window may make (all of them in the app's own window; where it is and
+   * the way back on a team server's page, which otherwise is a browser console); null in a browser.
+   */
+  shell: Partial<DesktopShellApi> | null;
   /** Set once any call answers "console session missing/expired" (browser only). */
   sessionExpired: Ref<boolean>;
   /** Set once this tab signed out (or out everywhere). */
@@ -53,23 +60,32 @@ function watchSession(bridge: ConsoleBridge, onExpired: () => void): ConsoleBrid
  * A handle over any transport: `signIn` null is the desktop window (no sign-in), else a browser tab.
  * Tests build browser handles over a fake bridge and fake sign-in calls with this.
  */
-export function handleOver(bridge: ConsoleBridge, signIn: SignInApi | null): ConsoleApiHandle {
+export function handleOver(bridge: ConsoleBridge, signIn: SignInApi | null, shell: DesktopShellBridge | null = null): ConsoleApiHandle {
   const sessionExpired = ref(false);
   return {
     api: createConsoleApi(watchSession(bridge, () => (sessionExpired.value = true))),
     desktop: signIn === null,
     signIn,
+    shell: shell ? createDesktopShellApi(shell) : null,
     sessionExpired,
     signedOut: ref(false),
   };
 }
 
-/** `bridge` given (the desktop preload's, or a test's): that transport, no sign-in; none: the same-origin HTTP one. */
-export function createConsoleApiHandle(bridge: ConsoleBridge | undefined = desktopConsoleBridge(), http: HttpTransportOptions = {}): ConsoleApiHandle {
-  if (bridge !== undefined) return handleOver(bridge, null);
+/**
+ * `bridge` given (the desktop preload's, or a test's): that transport, no sign-in; none: the same-origin
+ * HTTP one (a browser tab, or a team server's page in the desktop window). `shell`: the desktop shell's
+ * bridge where the preload gives one.
+ */
+export function createConsoleApiHandle(
+  bridge: ConsoleBridge | undefined = desktopConsoleBridge(),
+  http: HttpTransportOptions = {},
+  shell: DesktopShellBridge | undefined = desktopShellBridge(),
+): ConsoleApiHandle {
+  if (bridge !== undefined) return handleOver(bridge, null, shell ?? null);
   const baseUrl = http.baseUrl ?? '';
   const fetchImpl: typeof fetch = http.fetchImpl ?? ((...args) => fetch(...args));
-  return handleOver(createHttpConsoleBridge(baseUrl, fetchImpl), createHttpSignInApi(baseUrl, fetchImpl));
+  return handleOver(createHttpConsoleBridge(baseUrl, fetchImpl), createHttpSignInApi(baseUrl, fetchImpl), shell ?? null);
 }
 
 export function useConsoleApiHandle(): ConsoleApiHandle {

@@ -111,6 +111,11 @@ export const AUDIT_ACTION_LABEL = {
   'sandbox.fail': 'enums.auditAction.sandboxFail',
   'settings.listener': 'enums.auditAction.settingsListener',
   'settings.callbacks': 'enums.auditAction.settingsCallbacks',
+  'desktop.unlock': 'enums.auditAction.desktopUnlock',
+  'desktop.unlock_fail': 'enums.auditAction.desktopUnlockFail',
+  'desktop.app_lock_set': 'enums.auditAction.desktopLockSet',
+  'desktop.app_lock_change': 'enums.auditAction.desktopLockChange',
+  'desktop.app_lock_remove': 'enums.auditAction.desktopLockRemove',
 } as const satisfies Record<string, MessageKey>;
 export type KnownAuditAction = keyof typeof AUDIT_ACTION_LABEL;
 export const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_LABEL) as KnownAuditAction[];
