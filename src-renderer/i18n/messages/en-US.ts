@@ -769,6 +769,8 @@ export const enUS: MessageSchema = {
       developer: 'Developer settings',
       developerTitle: 'Developer settings of {name}',
       developerSaved: 'Developer settings saved',
+      paymentMethods: 'Payment methods',
+      paymentMethodsTitle: 'Payment methods of {name}',
     },
     rules: {
       nameRequired: 'Enter the merchant name',

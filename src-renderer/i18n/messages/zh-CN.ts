@@ -771,6 +771,8 @@ export const zhCN = {
       developer: '开发设置',
       developerTitle: '{name} 的开发设置',
       developerSaved: '开发设置已保存',
+      paymentMethods: '收款方式',
+      paymentMethodsTitle: '{name} 的收款方式',
     },
     rules: {
       nameRequired: '请输入商户名称',

@@ -97,4 +97,28 @@ describe('merchants tab', () => {
     await click('[data-test="developer-save"]');
     expect(fake.callsOf('updateMerchantDeveloperSettings')).toEqual([{ merchant_id: 1, callback_url: 'https://shop.example.com/notify', sign_type: 'hmac-sha256' }]);
   });
+
+  it('settlement accounts are enabled or disabled with the merchant named in the call', async () => {
+    const method = { id: 3, merchant_id: 1, kind: 'bank' as const, source: 'operator' as const, bank: 'ICBC', sub_bank: '', card_number: '622202*********3445', real_name: '李四', enabled: true, createtime: 1767225600 };
+    const fake = fakeBridge({
+      listMerchants: () => [MERCHANT],
+      listPaymentMethods: () => [method],
+      setPaymentMethodEnabled: (req) => ({ ...method, enabled: req.enabled }),
+    });
+    await mountPage(MerchantsPanel, { bridge: fake.bridge, session: sessionOf('finance') });
+    await settle();
+    await click('[data-test="payment-methods-open"]');
+    await waitForElement('[data-test="payment-methods"] [data-test="payment-method-enabled"]');
+    expect(document.querySelector('[data-test="payment-methods"]')!.textContent).toContain('622202*********3445');
+    await click('[data-test="payment-method-enabled"]');
+    expect(fake.callsOf('setPaymentMethodEnabled')).toEqual([{ merchant_id: 1, id: 3, enabled: false }]);
+    unmountAll();
+
+    // A viewer sees them, without the switch.
+    await mountPage(MerchantsPanel, { bridge: fake.bridge, session: sessionOf('viewer') });
+    await settle();
+    await click('[data-test="payment-methods-open"]');
+    await waitForElement('[data-test="payment-methods"] tbody tr');
+    expect(document.querySelector('[data-test="payment-method-enabled"]')).toBeNull();
+  });
 });
