@@ -75,6 +75,10 @@ async function collect(spec: LoadSpec, url: string, connections: number): Promis
       },
     ],
   }) as unknown as Promise<autocannon.Result> & import('node:events').EventEmitter;
+  // Socket errors and timeouts are only counted by autocannon: keep the first one's message for the report.
+  instance.on('reqError', (err: Error) => {
+    failureSample ??= `socket error: ${err?.message ?? String(err)}`;
+  });
   instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
     if (count === latencies.length) {
       const bigger = new Float64Array(latencies.length * 2);
