@@ -1,9 +1,9 @@
 /**
- * The console in headless Chromium against a real `serve --demo`: token
- * login, a buy order created in the form and paid on its checkout page
+ * The console in headless Chromium against a real `serve --demo`: the first
+ * owner set up from the printed link (with two-factor sign-in), a buy order created in the form and paid on its checkout page
  * (paid, then completed, in the list; the balance moves on the dashboard),
  * an alpha sell order with a province and city picked, a CSV export
- * checked row by row, and signing out (and back in with a new login URL). Every page is screenshotted into test-results/.
+ * checked row by row, and signing out (and back in with name, password and code). Every page is screenshotted into test-results/.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './support/browser';
 import { startServe, type ServeProcess } from './support/serve-process';
+import { setUpOwner, signIn, staff } from './support/staff';
 import { residentIdCheckChar } from '../../src-shared/validation/rules';
 import { computeBuyFees } from '../../src-shared/fees';
 
@@ -22,6 +23,7 @@ const STEP_TIMEOUT = 15_000;
 const DEMO_FEES = { service_rate: '0.006', passage_rate: '0.002', deposit_rate: 50, base_rate: 30 };
 
 let serve: ServeProcess;
+const owner = staff('owner', 'a long owner password');
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
@@ -77,15 +79,16 @@ function residentId(first17: string): string {
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   serve = await startServe();
-  const loginUrl = serve.summary.console_login_url;
-  if (typeof loginUrl !== 'string') throw new Error(`serve --json printed no console_login_url: ${JSON.stringify(serve.summary)}`);
+  const setupUrl = serve.summary.console_setup_url;
+  if (typeof setupUrl !== 'string') throw new Error(`serve --json printed no console_setup_url: ${JSON.stringify(serve.summary)}`);
+  // The owner alone works the console here: withdrawals of the demo merchant are done at once (the approval
+  // flow has its own end-to-end test, accounts.e2e.test.ts).
+  serve.cli(['merchant', 'limits', String(serve.summary.demo!.merchant_id), '--console-threshold', '1000000']);
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true, locale: 'zh-CN' });
   page = await context.newPage();
   page.setDefaultTimeout(STEP_TIMEOUT);
-  await page.goto(loginUrl);
-  // The login URL sets the session cookie and redirects to the console itself.
-  await page.waitForURL((url) => url.pathname === '/console/');
+  await setUpOwner(page, setupUrl, owner, 'Demo Owner');
   // The router's first navigation is done once the start page is rendered.
   await page.locator('[data-test="dashboard"]').waitFor();
 });
@@ -107,7 +110,7 @@ describe('browser console against serve --demo', () => {
   let buyOrderNo = '';
   let sellOrderNo = '';
 
-  it('logs in with the token URL and shows the dashboard of the demo merchant', async () => {
+  it('sets up the first owner from the printed link and shows the dashboard of the demo merchant', async () => {
     await page.locator('[data-test="dashboard"]').waitFor();
     await expect.poll(() => page.locator('[data-test="merchant-switcher"]').innerText()).toContain('Demo Merchant');
     await page.locator('[data-test="balance-available"] [data-fen]').waitFor();
@@ -253,7 +256,7 @@ describe('browser console against serve --demo', () => {
     await shot('settings-about');
   });
 
-  it('signs out: the session ends on the service, the signed-out screen shows, and a new login URL gets back in', async () => {
+  it('signs out: the session ends on the service, the signed-out screen shows, and name, password and code sign back in', async () => {
     await go('/dashboard');
     await page.locator('[data-test="sign-out"]').click();
     await page.locator('.n-dialog').getByRole('button', { name: '退出登录' }).click();
@@ -267,9 +270,8 @@ describe('browser console against serve --demo', () => {
     });
     expect(status).toBe(401);
 
-    const { login_url } = serve.cli(['console-token', 'new']) as { login_url: string };
-    await page.goto(login_url);
-    await page.waitForURL((url) => url.pathname === '/console/');
+    expect(await signIn(page, `${serve.summary.listening}/console/`, owner)).toBe('code');
+    await go('/dashboard');
     await page.locator('[data-test="dashboard"]').waitFor();
   });
 

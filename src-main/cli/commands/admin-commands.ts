@@ -1,6 +1,9 @@
 /** merchant, channel and payment-method administration. */
 import { parseOrThrow } from '../../../src-shared/validation/parse';
 import { CLI_ACTOR } from '../../services/audit-service';
+import { z } from 'zod';
+import { yuanThreshold } from '../../../src-shared/schemas/fields';
+import { formatFen } from '../../../src-shared/money';
 import {
   channelCreateInput,
   channelLinkInput,
@@ -25,6 +28,14 @@ import {
   type CommandArgs,
   type CommandDef,
 } from '../command';
+
+const MERCHANT_LIMIT_OPTIONS = {
+  'console-threshold': { type: 'string' },
+  'api-threshold': { type: 'string' },
+} as const;
+
+/** The thresholds as the options give them (yuan; api "none": API withdrawals are never held). */
+const merchantLimitsInput = z.strictObject({ console: yuanThreshold.optional(), api: yuanThreshold.nullable().optional() });
 
 function table(rows: Record<string, unknown>[], columns: string[]): string {
   if (rows.length === 0) return '(none)';
@@ -189,6 +200,28 @@ export const adminCommands: CommandDef[] = [
         return s.store.write((tx) => s.services.adminActions.updateMerchant(tx, CLI_ACTOR, input));
       }),
     human: (m: MerchantView) => `merchant ${m.id} updated`,
+  }),
+  defineCommand({
+    name: 'merchant limits',
+    summary: "a merchant's withdrawal thresholds: above them a withdrawal waits for a second person's approval (docs/accounts.md)",
+    usage: 'merchant limits ID [--console-threshold YUAN] [--api-threshold YUAN|none]',
+    options: MERCHANT_LIMIT_OPTIONS,
+    positionals: 1,
+    run: (args) =>
+      withService(args, (s) => {
+        requireSomeChange(args, MERCHANT_LIMIT_OPTIONS);
+        const api = stringOption(args, 'api-threshold');
+        const limits = parseOrThrow(
+          merchantLimitsInput,
+          { console: stringOption(args, 'console-threshold'), api: api === 'none' ? null : api },
+          'options',
+        );
+        return s.store.write((tx) => s.services.adminActions.setMerchantLimits(tx, CLI_ACTOR, idArgument(args.positionals[0], 'ID'), limits));
+      }),
+    human: (m: MerchantView) =>
+      `merchant ${m.id}: console withdrawals above ${formatFen(m.console_withdrawal_threshold)} CNY and API withdrawals ${
+        m.api_withdrawal_threshold === null ? 'never' : `above ${formatFen(m.api_withdrawal_threshold)} CNY`
+      } wait for approval`,
   }),
   defineCommand({
     name: 'merchant rotate-secret',

@@ -17,7 +17,8 @@ export interface ServeSummary {
   listening: string;
   data_dir: string;
   console_url?: string;
-  console_login_url?: string;
+  /** Only while the store has no account: where the first owner is created. */
+  console_setup_url?: string | null;
   demo: { merchant_id: number; api_key: string; api_secret: string; channels: { id: number; category: 'alpha' | 'beta' | 'gamma'; name: string }[] } | null;
   [key: string]: unknown;
 }
@@ -27,6 +28,8 @@ export interface ServeProcess {
   dataDir: string;
   /** Runs a CLI command with --json on the same data dir and parses its answer. */
   cli(args: string[]): unknown;
+  /** Runs a CLI command on the same data dir as it is (no --json): exit status and output. */
+  cliRaw(args: string[]): { status: number | null; stdout: string; stderr: string };
   stop(): Promise<void>;
   stderr(): string;
 }
@@ -63,6 +66,10 @@ export async function startServe(): Promise<ServeProcess> {
       const r = spawnSync(process.execPath, [BIN, ...args, '--json', '--data-dir', dataDir], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
       if (r.status !== 0) throw new Error(`merchant-console ${args.join(' ')} failed: ${r.stderr}`);
       return JSON.parse(r.stdout) as unknown;
+    },
+    cliRaw(args) {
+      const r = spawnSync(process.execPath, [BIN, ...args, '--data-dir', dataDir], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+      return { status: r.status, stdout: r.stdout, stderr: r.stderr };
     },
     async stop() {
       if (child.exitCode === null) {

@@ -209,4 +209,22 @@ describe('admin CLI', () => {
     expect([group.code, group.stderr.split('\n')[0]]).toEqual([2, 'unknown command: merchant (one of: merchant create, merchant list, merchant update, merchant rotate-secret)']);
     expect((await cli(['channel', 'create', '--help'])).stdout).toContain('usage: merchant-console channel create --category');
   });
+
+  it('merchant limits sets the withdrawal thresholds (yuan; none: API withdrawals never held), audited as cli; bad values name the option', async () => {
+    const dir = tempDir();
+    const m = (await cli(['merchant', 'create', '--name', 'Limits', '--data-dir', dir, '--json'])).json() as { id: number };
+    const set = await cli(['merchant', 'limits', String(m.id), '--console-threshold', '5000', '--api-threshold', '100.50', '--data-dir', dir, '--json']);
+    expect(set.code).toBe(0);
+    expect(set.json()).toMatchObject({ console_withdrawal_threshold: 500_000, api_withdrawal_threshold: 10_050 });
+    const human = await cli(['merchant', 'limits', String(m.id), '--api-threshold', 'none', '--data-dir', dir]);
+    expect(human.stdout).toBe(`merchant ${m.id}: console withdrawals above 5000.00 CNY and API withdrawals never wait for approval`);
+    expect((await cli(['merchant', 'limits', String(m.id), '--console-threshold', '0', '--data-dir', dir, '--json'])).json()).toMatchObject({ console_withdrawal_threshold: 0 });
+    const bad = await cli(['merchant', 'limits', String(m.id), '--console-threshold', '-5', '--data-dir', dir]);
+    expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('console: must be 0 or more')]);
+    const none = await cli(['merchant', 'limits', String(m.id), '--data-dir', dir]);
+    expect([none.code, none.stderr]).toEqual([2, expect.stringContaining('nothing to change: give at least one of --console-threshold, --api-threshold')]);
+    const service = await testService({ dataDir: dir });
+    const actions = await read(service, async (tx) => (await tx.all<{ action: string; actor_kind: string }>("SELECT * FROM audit_log WHERE action = 'merchant.limits'")).map((r) => r.actor_kind));
+    expect(actions).toEqual(['cli', 'cli', 'cli']);
+  });
 });
