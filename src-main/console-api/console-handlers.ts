@@ -397,17 +397,17 @@ export function createConsoleHandlers(service: MerchantConsoleService, runtime: 
     requestRoleChange: (req, caller) =>
       write(async (tx) => {
         if (req.id === caller.accountId) throw new AppError(ErrorCode.CONFLICT, 'id: another owner or admin must ask for a change of your own role');
-        const draft = await accounts.roleChangeDraft(tx, req.id, req.role);
+        const target = await accounts.roleChangeTarget(tx, req.id, req.role);
         return doOrRequest(tx, caller, {
           kind: 'account_role',
           merchantId: null,
           now: async () => {
-            const before = await accounts.view(tx, draft.row);
+            const before = await accounts.view(tx, target);
             const after = await accounts.setRole(tx, req.id, req.role);
             await audit.record(tx, auditActorOf(caller), { action: 'account.role', target: `account ${after.login}`, before: { role: before.role }, after: { role: after.role } });
             return after;
           },
-          draft: async () => roleChangeDraft(draft.row, draft.title, draft.changes, req.role),
+          draft: async () => roleChangeDraft(target, req.role),
         });
       }),
     resetAccountPassword: (req, caller) =>

@@ -131,15 +131,15 @@ export function createAccountService(deps: AccountServiceDeps) {
       return after;
     },
 
-    /** What a role-change request will do (checked now, done on approval). */
-    async roleChangeDraft(tx: ReadTx, id: number, role: Role): Promise<{ row: AccountRow; title: string; changes: { label: string; before: string | null; after: string | null }[] }> {
+    /** The account a role change is asked for, checked now (done on approval). */
+    async roleChangeTarget(tx: ReadTx, id: number, role: Role): Promise<AccountRow> {
       const row = await require(tx, id);
       if (row.role === role) throw new AppError(ErrorCode.CONFLICT, `role: ${row.login} is a ${role} already`);
       if (role !== 'owner' && row.role === 'owner') await keepAnOwner(tx, row);
       if (row.all_merchants === 0 && !MERCHANT_LIMITABLE_ROLES.includes(role)) {
         throw new AppError(ErrorCode.VALIDATION, `role: ${row.login} acts for some merchants only; a ${role} acts for every merchant (change the merchants first)`);
       }
-      return { row, title: `Role of ${row.display_name} (${row.login}): ${row.role} → ${role}`, changes: [{ label: 'role', before: row.role, after: role }] };
+      return row;
     },
 
     /** The approval executor of a role change. */

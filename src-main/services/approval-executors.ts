@@ -44,10 +44,11 @@ export function adjustmentDraft(merchant: MerchantView, available: number, input
     merchantId: merchant.id,
     payload: { merchant_id: merchant.id, amount: input.amount, reason: input.reason },
     title: `Balance adjustment of ${formatFen(parsed.fen)} CNY for ${merchant.name}`,
+    titleParams: { amount: formatFen(parsed.fen), merchant: merchant.name },
     changes: [
-      { label: 'adjustment', before: null, after: formatFen(parsed.fen) },
-      { label: 'reason', before: null, after: input.reason },
-      { label: 'available balance', before: formatFen(available), after: formatFen(available + parsed.fen) },
+      { key: 'adjustment', label: 'adjustment', before: null, after: formatFen(parsed.fen) },
+      { key: 'reason', label: 'reason', before: null, after: input.reason },
+      { key: 'available_balance', label: 'available balance', before: formatFen(available), after: formatFen(available + parsed.fen) },
     ],
   };
 }
@@ -61,13 +62,14 @@ export async function withdrawalDraft(tx: ReadTx, orders: OrderService, merchant
     merchantId: merchant.id,
     payload: { merchant_id: merchant.id, input, expected_amount: taken } satisfies WithdrawalPayload,
     title: `Withdrawal of ${formatFen(input.cny_amount)} CNY for ${merchant.name} (sell order on ${channel.name})`,
+    titleParams: { amount: formatFen(input.cny_amount), merchant: merchant.name, channel: channel.name },
     changes: [
-      { label: 'amount paid out', before: null, after: formatFen(input.cny_amount) },
-      { label: 'service fee', before: null, after: formatFen(f.service_amount) },
-      { label: 'passage fee', before: null, after: formatFen(f.passage_amount) },
-      { label: 'deposit', before: null, after: formatFen(f.deposit_amount) },
-      { label: 'taken from available', before: null, after: formatFen(taken) },
-      { label: 'available balance', before: formatFen(available), after: formatFen(available - taken) },
+      { key: 'amount_paid_out', label: 'amount paid out', before: null, after: formatFen(input.cny_amount) },
+      { key: 'service_fee', label: 'service fee', before: null, after: formatFen(f.service_amount) },
+      { key: 'passage_fee', label: 'passage fee', before: null, after: formatFen(f.passage_amount) },
+      { key: 'deposit', label: 'deposit', before: null, after: formatFen(f.deposit_amount) },
+      { key: 'taken_from_available', label: 'taken from available', before: null, after: formatFen(taken) },
+      { key: 'available_balance', label: 'available balance', before: formatFen(available), after: formatFen(available - taken) },
     ],
     hold: taken,
   };
@@ -79,7 +81,9 @@ export function secretRotationDraft(merchant: MerchantView): ApprovalDraft {
     merchantId: merchant.id,
     payload: { merchant_id: merchant.id },
     title: `New API secret for ${merchant.name} (${merchant.api_key})`,
-    changes: [{ label: 'api_secret', before: 'current secret (stops working at once)', after: 'a new secret, shown once to the requester' }],
+    titleParams: { merchant: merchant.name, api_key: merchant.api_key },
+    // The values say which secret, never the secret: `current` stops working at once, `new` is shown once to the requester.
+    changes: [{ key: 'api_secret', label: 'api_secret', before: 'current', after: 'new' }],
   };
 }
 
@@ -90,12 +94,20 @@ export function channelCredentialsDraft(channel: ChannelAdminView, config: Recor
     merchantId: null,
     payload: { id: channel.id, config },
     title: `New credentials for channel ${channel.name} (#${channel.id})`,
-    changes: [{ label: 'credential keys (values hidden)', before: keys(channel.config_masked), after: keys(config) }],
+    titleParams: { channel: channel.name, channel_id: String(channel.id) },
+    changes: [{ key: 'credential_keys', label: 'credential keys (values hidden)', before: keys(channel.config_masked), after: keys(config) }],
   };
 }
 
-export function roleChangeDraft(account: { id: number }, title: string, changes: ApprovalDraft['changes'], role: Role): ApprovalDraft {
-  return { kind: 'account_role', merchantId: null, payload: { id: account.id, role }, title, changes };
+export function roleChangeDraft(account: { id: number; login: string; display_name: string; role: Role }, role: Role): ApprovalDraft {
+  return {
+    kind: 'account_role',
+    merchantId: null,
+    payload: { id: account.id, role },
+    title: `Role of ${account.display_name} (${account.login}): ${account.role} → ${role}`,
+    titleParams: { account: account.display_name, login: account.login, from_role: account.role, to_role: role },
+    changes: [{ key: 'role', label: 'role', before: account.role, after: role }],
+  };
 }
 
 export function createApprovalExecutors(deps: ApprovalKindDeps): ApprovalExecutors {

@@ -11,7 +11,7 @@
  */
 import { AppError, ErrorCode } from '../../src-shared/errors';
 import { ROLE_PERMISSIONS, roleCan, type Permission, type Role } from '../../src-shared/auth/permissions';
-import type { ApprovalKind, ApprovalState, ApprovalView } from '../../src-shared/schemas/accounts';
+import type { ApprovalChangeLine, ApprovalKind, ApprovalState, ApprovalView } from '../../src-shared/schemas/accounts';
 import type { SecretBox } from '../crypto/secret-box';
 import type { AccountRepository } from '../repositories/account-repository';
 import type { ApprovalRepository, ApprovalRow } from '../repositories/approval-repository';
@@ -42,7 +42,9 @@ export interface ApprovalDraft {
   merchantId: number | null;
   payload: Record<string, unknown>;
   title: string;
-  changes: { label: string; before: string | null; after: string | null }[];
+  /** The title's variable parts (amount, merchant, channel, account, roles), for the console's own words. */
+  titleParams: Record<string, string>;
+  changes: ApprovalChangeLine[];
   /** A withdrawal's sum (fen) to hold while it waits. */
   hold?: number;
 }
@@ -97,6 +99,7 @@ export interface ApprovalServiceDeps {
 
 interface StoredSummary {
   title: string;
+  title_params?: Record<string, string>;
   changes: ApprovalDraft['changes'];
   hold: number | null;
 }
@@ -136,6 +139,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
       requested_by: await ref(row.requested_by),
       requested_via: row.requested_via,
       title: summary.title,
+      title_params: summary.title_params ?? {},
       changes: summary.changes,
       createtime: row.createtime,
       expires_at: row.expires_at,
@@ -194,7 +198,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
         requested_via: party.via,
         // The payload may carry secrets (channel credentials, alpha personal data): sealed.
         payload: deps.secretBox.seal(JSON.stringify(draft.payload)),
-        summary: JSON.stringify({ title: draft.title, changes: draft.changes, hold: draft.hold ?? null } satisfies StoredSummary),
+        summary: JSON.stringify({ title: draft.title, title_params: draft.titleParams, changes: draft.changes, hold: draft.hold ?? null } satisfies StoredSummary),
         createtime: now,
         expires_at: now + APPROVAL_LIFETIME_SECONDS,
       });

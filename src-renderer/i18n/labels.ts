@@ -10,7 +10,7 @@ import type { SignType } from '../../src-shared/signing';
 import type { RegionLevel } from '../region-cache/region-index';
 import type { RegionStatus } from '../stores/region-store';
 import type { Role } from '../../src-shared/auth/permissions';
-import type { ApprovalKind, ApprovalState, ApprovalView, AuditEntryView } from '../../src-shared/schemas/accounts';
+import type { ApprovalChangeLine, ApprovalKind, ApprovalState, ApprovalView, AuditEntryView } from '../../src-shared/schemas/accounts';
 import { useT, type MessageKey, type Translate } from './index';
 
 export type TagType = 'default' | 'info' | 'success' | 'warning' | 'error' | 'primary';
@@ -184,6 +184,25 @@ export function labelsFor(t: Translate) {
     },
     approvalState(state: ApprovalState): string {
       return t(`enums.approvalState.${state}`);
+    },
+    /** A request's title in the console's language (from its kind and title_params); the service's English one when it has none. */
+    approvalTitle(approval: Pick<ApprovalView, 'kind' | 'title' | 'title_params'>): string {
+      const params = approval.title_params;
+      if (Object.keys(params).length === 0) return approval.title;
+      const words: Record<string, string> = { ...params };
+      if (params.from_role) words.from_role = this.role(params.from_role as Role);
+      if (params.to_role) words.to_role = this.role(params.to_role as Role);
+      return t(`approvals.kindTitle.${approval.kind}`, words);
+    },
+    approvalChangeLabel(line: ApprovalChangeLine): string {
+      return t(`approvals.changeKey.${line.key}`);
+    },
+    /** A value of a change line: role names and which API secret are words of the console; amounts and text as given. */
+    approvalChangeValue(line: ApprovalChangeLine, value: string | null): string {
+      if (value === null) return '—';
+      if (line.key === 'role') return this.role(value as Role);
+      if (line.key === 'api_secret' && (value === 'current' || value === 'new')) return t(`approvals.secretValue.${value}`);
+      return value;
     },
     requestedVia(via: ApprovalView['requested_via']): string {
       return t(`enums.requestedVia.${via}`);

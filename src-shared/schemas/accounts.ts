@@ -102,12 +102,35 @@ export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 export const APPROVAL_STATES = ['pending', 'approved', 'rejected', 'expired', 'cancelled', 'failed'] as const;
 export type ApprovalState = (typeof APPROVAL_STATES)[number];
 
-/** One line of what a request changes: a value before and after, or an amount (fen). */
+/** What a change line is about: the console shows it in its own language by this key. */
+export const APPROVAL_CHANGE_KEYS = [
+  'amount_paid_out',
+  'service_fee',
+  'passage_fee',
+  'deposit',
+  'taken_from_available',
+  'available_balance',
+  'adjustment',
+  'reason',
+  'role',
+  'api_secret',
+  'credential_keys',
+] as const;
+export type ApprovalChangeKey = (typeof APPROVAL_CHANGE_KEYS)[number];
+
+/**
+ * One line of what a request changes: a value before and after (amounts in
+ * yuan), with the line's key and an English label (the CLI, logs). For
+ * `role` the values are role names; for `api_secret` they are `current` and
+ * `new` (the secret itself is never shown here).
+ */
 export const approvalChangeLine = z.object({
+  key: z.enum(APPROVAL_CHANGE_KEYS),
   label: z.string(),
   before: z.string().nullable(),
   after: z.string().nullable(),
 });
+export type ApprovalChangeLine = z.infer<typeof approvalChangeLine>;
 
 export const accountRef = z.object({ id: z.int(), login: z.string(), display_name: z.string() });
 
@@ -120,8 +143,9 @@ export const approvalView = z.object({
   /** null: the merchant API asked (a held API withdrawal). */
   requested_by: accountRef.nullable(),
   requested_via: z.enum(['console', 'api', 'desktop']),
-  /** What will change, exactly (amounts with fees, before and after). */
+  /** What will change, exactly (amounts with fees, before and after); `title` in English, `title_params` for the console's own words per kind. */
   title: z.string(),
+  title_params: z.record(z.string(), z.string()),
   changes: z.array(approvalChangeLine),
   createtime: z.int(),
   expires_at: z.int(),

@@ -603,6 +603,27 @@ export const enUS: MessageSchema = {
     roleChanged: 'Role changed',
   },
   approvals: {
+    kindTitle: {
+      balance_adjustment: 'Balance adjustment of {amount} CNY for {merchant}',
+      withdrawal: 'Withdrawal of {amount} CNY for {merchant} (sell order on {channel})',
+      secret_rotation: 'New API secret for {merchant} ({api_key})',
+      channel_credentials: 'New credentials for channel {channel} (#{channel_id})',
+      account_role: 'Role of {account} ({login}): {from_role} → {to_role}',
+    },
+    changeKey: {
+      amount_paid_out: 'Amount paid out',
+      service_fee: 'Service fee',
+      passage_fee: 'Passage fee',
+      deposit: 'Deposit',
+      taken_from_available: 'Taken from available',
+      available_balance: 'Available balance',
+      adjustment: 'Adjustment',
+      reason: 'Reason',
+      role: 'Role',
+      api_secret: 'API secret',
+      credential_keys: 'Credential keys (values hidden)',
+    },
+    secretValue: { current: 'current secret (stops working once approved)', new: 'a new secret, shown once to the requester' },
     title: 'Approvals',
     filter: { state: 'State', merchant: 'Merchant', allStates: 'Every state', allMerchants: 'Every merchant' },
     columns: {

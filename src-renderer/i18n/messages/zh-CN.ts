@@ -605,6 +605,27 @@ export const zhCN = {
     roleChanged: '角色已变更',
   },
   approvals: {
+    kindTitle: {
+      balance_adjustment: '为 {merchant} 调整余额 {amount} 元',
+      withdrawal: '{merchant} 提现 {amount} 元（{channel} 通道的提现单）',
+      secret_rotation: '为 {merchant}（{api_key}）更换 API 密钥',
+      channel_credentials: '更换通道 {channel}（#{channel_id}）的凭据',
+      account_role: '{account}（{login}）的角色：{from_role} → {to_role}',
+    },
+    changeKey: {
+      amount_paid_out: '出款金额',
+      service_fee: '服务费',
+      passage_fee: '通道费',
+      deposit: '保证金',
+      taken_from_available: '从可用余额扣除',
+      available_balance: '可用余额',
+      adjustment: '调整金额',
+      reason: '原因',
+      role: '角色',
+      api_secret: 'API 密钥',
+      credential_keys: '凭据键名（值不显示）',
+    },
+    secretValue: { current: '当前密钥（批准后立即失效）', new: '新密钥（仅向申请人显示一次）' },
     title: '审批',
     filter: { state: '状态', merchant: '商户', allStates: '全部状态', allMerchants: '全部商户' },
     columns: {

@@ -720,7 +720,8 @@ describe('console contract: accounts, two-person approval and the audit trail', 
     // Exactly what will change: the amount with its fees and the balance before and after.
     expect(approval.changes.map((l) => l.label)).toEqual(['amount paid out', 'service fee', 'passage fee', 'deposit', 'taken from available', 'available balance']);
     const taken = Number(approval.changes[4]!.after!.replace('.', ''));
-    expect(approval.changes[5]).toEqual({ label: 'available balance', before: '1000000.00', after: ((before.available - taken) / 100).toFixed(2) });
+    expect(approval.changes[5]).toEqual({ key: 'available_balance', label: 'available balance', before: '1000000.00', after: ((before.available - taken) / 100).toFixed(2) });
+    expect(approval.title_params).toEqual({ amount: '5000.00', merchant: 'Test Merchant', channel: 'Test Merchant beta' });
     // Held: the same money cannot be spent twice while it waits.
     expect(await balances()).toEqual({ ...before, available: before.available - taken, frozen: before.frozen + taken });
     expect(await rowCount(c.service, 'orders')).toBe(0);
@@ -812,7 +813,7 @@ describe('console contract: accounts, two-person approval and the audit trail', 
 
   it('new channel credentials wait for approval; the values never show', async () => {
     const asked = (await ok(c, 'changeChannelCredentials', { id: c.m.channels.alpha, config: { key: 'brand-new-key' } }, as(team.admin))).approval!;
-    expect(asked.changes).toEqual([{ label: 'credential keys (values hidden)', before: '(none)', after: 'key' }]);
+    expect(asked.changes).toEqual([{ key: 'credential_keys', label: 'credential keys (values hidden)', before: '(none)', after: 'key' }]);
     expect(JSON.stringify(asked)).not.toContain('brand-new-key');
     await ok(c, 'approveRequest', { id: asked.id, totp_code: totpCode(c.service, team.owner) }, as(team.owner));
     const { channels } = c.service.services;

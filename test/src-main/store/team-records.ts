@@ -53,7 +53,8 @@ export async function seedTeamRecords(service: MerchantConsoleService, merchantI
     merchantId,
     payload: { merchant_id: merchantId, input: { order_type: 2, cny_amount: fen }, expected_amount: fen },
     title: `Withdrawal of ${fen} fen`,
-    changes: [{ label: 'taken from available', before: null, after: String(fen) }],
+    titleParams: { amount: String(fen) },
+    changes: [{ key: 'taken_from_available' as const, label: 'taken from available', before: null, after: String(fen) }],
     hold: fen,
   });
   await store.write(async (tx) => {
@@ -65,7 +66,8 @@ export async function seedTeamRecords(service: MerchantConsoleService, merchantI
       merchantId,
       payload: { merchant_id: merchantId, amount: 5_000 },
       title: 'Adjust by 50.00',
-      changes: [{ label: 'available', before: null, after: '+50.00' }],
+      titleParams: { amount: '50.00' },
+      changes: [{ key: 'adjustment', label: 'adjustment', before: null, after: '+50.00' }],
     });
   });
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { appMessages, createAppI18n, SUPPORTED_LOCALES } from '../../../src-renderer/i18n';
 import { AUDIT_ACTIONS, labelsFor } from '../../../src-renderer/i18n/labels';
 import { ROLES } from '../../../src-shared/auth/permissions';
-import { APPROVAL_KINDS, APPROVAL_STATES, AUDIT_ACTOR_KINDS } from '../../../src-shared/schemas/accounts';
+import { APPROVAL_CHANGE_KEYS, APPROVAL_KINDS, APPROVAL_STATES, AUDIT_ACTOR_KINDS } from '../../../src-shared/schemas/accounts';
 import { ORDER_STATUSES, PAY_METHODS, CHANNEL_CATEGORIES } from '../../../src-shared/constants';
 
 function leaves(obj: unknown, prefix = ''): Record<string, string> {
@@ -61,5 +61,29 @@ describe('UI messages', () => {
     expect(labels.auditAction('merchant.renamed_in_future')).toBe('merchant.renamed_in_future');
     expect(labels.auditAction('toString')).toBe('toString');
     expect(labels.auditAction('balance.adjust')).toBe('Balance adjusted');
+  });
+
+  it("shows an approval request in the console's language: title from its kind and parameters, change labels, role names and which secret", () => {
+    const zh = createAppI18n('zh-CN');
+    const labels = labelsFor((key, params) => (params ? zh.global.t(key, params) : zh.global.t(key)));
+    const role = { kind: 'account_role' as const, title: 'Role of Oscar (oscar): operator → finance', title_params: { account: 'Oscar', login: 'oscar', from_role: 'operator', to_role: 'finance' } };
+    expect(labels.approvalTitle(role)).toBe('Oscar（oscar）的角色：运营 → 财务');
+    const withdrawal = { kind: 'withdrawal' as const, title: 'x', title_params: { amount: '5000.00', merchant: 'Demo', channel: 'Sandbox beta' } };
+    expect(labels.approvalTitle(withdrawal)).toBe('Demo 提现 5000.00 元（Sandbox beta 通道的提现单）');
+    // A request from before the parameters existed shows the service's own title.
+    expect(labels.approvalTitle({ kind: 'withdrawal', title: 'Withdrawal of 1.00 CNY', title_params: {} })).toBe('Withdrawal of 1.00 CNY');
+    const line = { key: 'role' as const, label: 'role', before: 'operator', after: 'finance' };
+    expect([labels.approvalChangeLabel(line), labels.approvalChangeValue(line, line.before), labels.approvalChangeValue(line, line.after)]).toEqual(['角色', '运营', '财务']);
+    const secret = { key: 'api_secret' as const, label: 'api_secret', before: 'current', after: 'new' };
+    expect(labels.approvalChangeValue(secret, 'new')).toBe('新密钥（仅向申请人显示一次）');
+    const amount = { key: 'taken_from_available' as const, label: 'taken from available', before: null, after: '5065.00' };
+    expect([labels.approvalChangeLabel(amount), labels.approvalChangeValue(amount, null), labels.approvalChangeValue(amount, '5065.00')]).toEqual(['从可用余额扣除', '—', '5065.00']);
+    for (const key of APPROVAL_CHANGE_KEYS) {
+      for (const locale of SUPPORTED_LOCALES) {
+        const i18n = createAppI18n(locale);
+        const l = labelsFor((k, p) => (p ? i18n.global.t(k, p) : i18n.global.t(k)));
+        expect(l.approvalChangeLabel({ key, label: key, before: null, after: null })).not.toContain('approvals.');
+      }
+    }
   });
 });

@@ -177,7 +177,8 @@ describe('accounts page', () => {
       merchant_id: null,
       merchant_name: null,
       title: 'Role of oscar: operator → finance',
-      changes: [{ label: 'role', before: 'operator', after: 'finance' }],
+      title_params: { account: 'Oscar', login: 'oscar', from_role: 'operator', to_role: 'finance' },
+      changes: [{ key: 'role', label: 'role', before: 'operator', after: 'finance' }],
       mine: true,
       can_decide: false,
     });
@@ -194,6 +195,7 @@ describe('accounts page', () => {
     expect(fake.callsOf('requestRoleChange')).toEqual([{ id: 3, role: 'finance' }]);
     const pending = await waitForElement('[data-test="account-role"] [data-test="approval-pending"]');
     expect(pending.textContent).toContain('Sent for approval');
-    expect(pending.textContent).toContain('Role of oscar: operator → finance');
+    // The console's words, role names translated.
+    expect(pending.textContent).toContain('Role of Oscar (oscar): Operator → Finance');
   });
 });

@@ -75,9 +75,9 @@ describe('approvals inbox', () => {
     await waitForElement('[data-test="approval-approve-form"]');
     expect(document.querySelector('[data-test="approval-title"]')!.textContent).toBe(waiting.title);
     expect([...document.querySelectorAll('[data-test="approval-drawer"] [data-test="approval-change"]')].map((r) => r.textContent)).toEqual([
-      'amount paid out—→5000.00',
-      'service fee—→30.00',
-      'available balance10000.00→4945.00',
+      'Amount paid out—→5000.00',
+      'Service fee—→30.00',
+      'Available balance10000.00→4945.00',
     ]);
     expect(drawerText()).toContain('Olivia Operator (olivia)');
     expect(drawerText()).toContain('2026-01-02 08:00:00');
@@ -161,7 +161,8 @@ describe('approvals inbox', () => {
       mine: true,
       can_decide: false,
       title: 'New API secret for Demo Merchant (mk_demo_0001)',
-      changes: [{ label: 'api_secret', before: 'current secret (stops working at once)', after: 'a new secret, shown once to the requester' }],
+      title_params: { merchant: 'Demo Merchant', api_key: 'mk_demo_0001' },
+      changes: [{ key: 'api_secret', label: 'api_secret', before: 'current', after: 'new' }],
       outcome: 'API secret replaced; the requester can see the new one once',
     });
     const fake = fakeBridge(handlers([rotation], { revealRotatedSecret: () => ({ ...MERCHANT, api_secret: 'sk_new_secret_value' }) }));

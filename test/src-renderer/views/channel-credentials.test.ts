@@ -48,7 +48,8 @@ describe('channel credentials', () => {
       merchant_id: null,
       merchant_name: null,
       title: 'New credentials for channel Bank partner (#4)',
-      changes: [{ label: 'credential keys (values hidden)', before: 'api_key', after: 'api_key' }],
+      title_params: { channel: 'Bank partner', channel_id: '4' },
+      changes: [{ key: 'credential_keys', label: 'credential keys (values hidden)', before: 'api_key', after: 'api_key' }],
       mine: true,
       can_decide: false,
     });

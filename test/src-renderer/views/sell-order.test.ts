@@ -197,7 +197,7 @@ describe('new sell order form', () => {
     expect(pending.exists()).toBe(true);
     expect(pending.text()).toContain('Sent for approval');
     expect(wrapper.find('[data-test="approval-pending-title"]').text()).toBe(request.title);
-    expect(wrapper.findAll('[data-test="approval-change"]').map((r) => r.text())).toEqual(['amount paid out—→5000.00', 'service fee—→30.00', 'available balance10000.00→4945.00']);
+    expect(wrapper.findAll('[data-test="approval-change"]').map((r) => r.text())).toEqual(['Amount paid out—→5000.00', 'Service fee—→30.00', 'Available balance10000.00→4945.00']);
     // Beijing time of 1767312000: 2026-01-02 08:00:00.
     expect(wrapper.find('[data-test="approval-pending-expires"]').text()).toBe('2026-01-02 08:00:00');
     expect(wrapper.find('[data-test="approval-pending-link"]').attributes('href')).toContain('/approvals?id=31');

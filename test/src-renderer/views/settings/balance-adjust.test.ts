@@ -99,7 +99,8 @@ describe('balance adjustment form', () => {
       id: 17,
       kind: 'balance_adjustment',
       title: 'Balance adjustment of +100.50 CNY for Demo Merchant',
-      changes: [{ label: 'available balance', before: '1000.00', after: '1100.50' }],
+      title_params: { amount: '100.50', merchant: 'Demo Merchant' },
+      changes: [{ key: 'available_balance', label: 'available balance', before: '1000.00', after: '1100.50' }],
       can_decide: false,
       mine: true,
     });
@@ -112,7 +113,8 @@ describe('balance adjustment form', () => {
     const pending = document.querySelector('[data-test="approval-pending"]');
     expect(pending).not.toBeNull();
     expect(pending!.textContent).toContain('Sent for approval');
-    expect(pending!.textContent).toContain('Balance adjustment of +100.50 CNY for Demo Merchant');
+    // The console's own words for the kind, with the service's amount and merchant.
+    expect(pending!.textContent).toContain('Balance adjustment of 100.50 CNY for Demo Merchant');
     expect(pending!.textContent).toContain('1000.00');
     expect(pending!.textContent).toContain('1100.50');
     expect(document.querySelector('[data-test="approval-pending-link"]')!.getAttribute('href')).toContain('/approvals?id=17');

@@ -40,7 +40,7 @@ async function confirmDialog(text: string): Promise<void> {
 
 describe('merchants tab', () => {
   it('a new API secret is requested for approval and shown as waiting', async () => {
-    const request = approval({ id: 21, kind: 'secret_rotation', title: 'New API secret for Demo Merchant (mk_demo_0001)', mine: true, can_decide: false });
+    const request = approval({ id: 21, kind: 'secret_rotation', title: 'New API secret for Demo Merchant (mk_demo_0001)', title_params: { merchant: 'Demo Merchant', api_key: 'mk_demo_0001' }, mine: true, can_decide: false });
     const fake = fakeBridge({ listMerchants: () => [MERCHANT], rotateMerchantSecret: () => ({ done: null, approval: request }), getSession: () => OWNER_SESSION });
     await mountPage(MerchantsPanel, { bridge: fake.bridge });
     await settle();
