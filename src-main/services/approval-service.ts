@@ -129,7 +129,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
       return { id: a.id, login: a.login, display_name: a.display_name };
     };
     const summary = summaryOf(row);
-    const result = row.result === null ? null : (JSON.parse(row.result) as { outcome?: string });
+    const result = row.result === null ? null : (JSON.parse(row.result) as { outcome?: string; secret_enc?: string });
     return {
       id: row.id,
       kind: row.kind,
@@ -149,6 +149,8 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
       outcome: result?.outcome ?? null,
       can_decide: row.state === 'pending' && canDecide && party !== null && mayDecide(row, party),
       mine: party !== null && row.requested_by !== null && row.requested_by === party.accountId,
+      can_reveal_secret:
+        row.kind === 'secret_rotation' && row.state === 'approved' && result?.secret_enc !== undefined && party !== null && row.requested_by === party.accountId,
     };
   }
 

@@ -158,6 +158,8 @@ export const approvalView = z.object({
   can_decide: z.boolean(),
   /** This caller asked for it (and may cancel it while pending). */
   mine: z.boolean(),
+  /** An approved API-secret rotation this caller asked for whose new secret was not shown yet (revealRotatedSecret, once). */
+  can_reveal_secret: z.boolean(),
 });
 export type ApprovalView = z.infer<typeof approvalView>;
 

@@ -800,13 +800,16 @@ describe('console contract: accounts, two-person approval and the audit trail', 
     expect(asked).toMatchObject({ kind: 'secret_rotation', merchant_id: c.m.id });
     // Finance approves money, not keys: the owner does.
     await fails(c, 'approveRequest', { id: asked.id, totp_code: totpCode(c.service, team.finance) }, 2008, `id: approval request ${asked.id} is not one this account may decide`, as(team.finance));
-    await ok(c, 'approveRequest', { id: asked.id, totp_code: totpCode(c.service, team.owner) }, as(team.owner));
+    const decided = await ok(c, 'approveRequest', { id: asked.id, totp_code: totpCode(c.service, team.owner) }, as(team.owner));
+    expect(decided.can_reveal_secret).toBe(false); // the approver is not the requester
+    expect((await ok(c, 'getApproval', { id: asked.id }, as(team.developer))).can_reveal_secret).toBe(true);
     await fails(c, 'revealRotatedSecret', { approval_id: asked.id }, 3001, `approval_id: no secret rotation ${asked.id} asked for by this account`, as(team.owner));
     const revealed = await ok(c, 'revealRotatedSecret', { approval_id: asked.id }, as(team.developer));
     const { merchants } = c.service.services;
     expect(merchants.secretOf(await read(c.service, (tx) => merchants.require(tx, c.m.id)))).toBe(revealed.api_secret);
     expect(revealed.api_secret).not.toBe(c.m.apiSecret);
     await fails(c, 'revealRotatedSecret', { approval_id: asked.id }, 4001, `approval_id: the secret of rotation ${asked.id} was shown already`, as(team.developer));
+    expect((await ok(c, 'getApproval', { id: asked.id }, as(team.developer))).can_reveal_secret).toBe(false);
     // The secret is nowhere in the audit trail.
     expect(JSON.stringify(await ok(c, 'listAuditLog', { limit: 200 }, as(team.owner)))).not.toContain(revealed.api_secret);
   });

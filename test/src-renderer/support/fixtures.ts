@@ -85,6 +85,7 @@ export function approval(overrides: Partial<ApprovalView> & Pick<ApprovalView, '
     outcome: null,
     can_decide: true,
     mine: false,
+    can_reveal_secret: false,
     ...overrides,
   };
 }

@@ -21,7 +21,11 @@ function handlers(list: ApprovalView[], extra: FakeHandlers = {}): FakeHandlers 
   return {
     listMerchants: () => [MERCHANT],
     listApprovals: (req) => ({ list: req.state ? list.filter((a) => a.state === req.state) : list, total: list.length, page: req.page ?? 1, limit: req.limit ?? 20 }),
-    getApproval: (req) => list.find((a) => a.id === req.id) ?? new ServiceError(ErrorCode.NOT_FOUND, `id: approval request ${req.id} not found`),
+    // A copy, as every answer over a transport is a new object.
+    getApproval: (req) => {
+      const found = list.find((a) => a.id === req.id);
+      return found ? structuredClone(found) : new ServiceError(ErrorCode.NOT_FOUND, `id: approval request ${req.id} not found`);
+    },
     getSession: () => ({ ...FINANCE, approvals_waiting: 0 }),
     ...extra,
   };
@@ -164,13 +168,23 @@ describe('approvals inbox', () => {
       title_params: { merchant: 'Demo Merchant', api_key: 'mk_demo_0001' },
       changes: [{ key: 'api_secret', label: 'api_secret', before: 'current', after: 'new' }],
       outcome: 'API secret replaced; the requester can see the new one once',
+      can_reveal_secret: true,
     });
-    const fake = fakeBridge(handlers([rotation], { revealRotatedSecret: () => ({ ...MERCHANT, api_secret: 'sk_new_secret_value' }) }));
+    // Once shown, the service says it is gone.
+    const fake = fakeBridge(
+      handlers([rotation], {
+        revealRotatedSecret: () => {
+          rotation.can_reveal_secret = false;
+          return { ...MERCHANT, api_secret: 'sk_new_secret_value' };
+        },
+      }),
+    );
     await mountPage(ApprovalsPage, { bridge: fake.bridge, session: sessionOf('developer'), path: '/approvals?id=12' });
     await waitForElement('[data-test="approval-reveal"]');
     await click('approval-reveal');
     expect(fake.callsOf('revealRotatedSecret')).toEqual([{ approval_id: 12 }]);
     expect((await waitForElement('[data-test="api-secret"]')).textContent).toBe('sk_new_secret_value');
+    await expect.poll(() => document.querySelector('[data-test="approval-reveal"]')).toBeNull();
   });
 
   it('filters by state and merchant', async () => {
