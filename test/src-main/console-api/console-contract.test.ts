@@ -77,9 +77,22 @@ async function sellNow(c: Ctx, request: unknown): Promise<ConsoleResponse<'creat
 }
 
 /** A successful call: data matches the response schema exactly (no extra members). */
+/** Calls that change nothing; every other successful call must append to the audit trail (docs/accounts.md). */
+const READS: readonly ConsoleMethod[] = [
+  'getServiceInfo', 'getRegionData', 'getSession', 'listPayChannels', 'listOrders', 'getOrder', 'exportOrders', 'getDashboardStats',
+  'getBalances', 'listLedger', 'listMerchants', 'listChannels', 'listChannelLinks', 'listPaymentMethods', 'getSettings',
+  'listAccounts', 'listApprovals', 'getApproval', 'listAuditLog',
+];
+const auditCount = (c: Ctx) => rowCount(c.service, 'audit_log');
+
 async function ok<M extends ConsoleMethod>(c: Ctx, method: M, request: unknown, as?: Caller): Promise<ConsoleResponse<M>> {
+  const audited = await auditCount(c);
   const res = await call(c, method, request, as);
   expect(res, `${method} ${JSON.stringify(res)}`).toMatchObject({ code: 1 });
+  // A change leaves its entry in the same unit of work; a read leaves none. (A replayed idempotent call changes nothing.)
+  const replay = typeof request === 'object' && request !== null && 'idempotency_key' in request;
+  if (READS.includes(method)) expect(await auditCount(c), `${method} is a read`).toBe(audited);
+  else if (!replay) expect(await auditCount(c), `${method} changed something without an audit entry`).toBeGreaterThan(audited);
   const parsed = consoleApiContract[method].response.parse(res.data);
   expect(parsed).toEqual(res.data);
   covered.add(method);
