@@ -7,6 +7,7 @@ import { computed, ref, shallowRef, watch } from 'vue';
 import { useConsoleApi } from '../api/console-api';
 import { toError } from '../composables/use-api-error';
 import type { ConsoleResponse } from '../../src-shared/console-api/contract';
+import { merchantLabel } from '../utils/format';
 import { isBoolean, isPositiveInt, readSetting, writeSetting } from '../utils/local-setting';
 
 export type MerchantSummary = ConsoleResponse<'listMerchants'>[number];
@@ -24,6 +25,13 @@ export const useMerchantStore = defineStore('merchant', () => {
   const operatorMode = ref(readSetting(OPERATOR_KEY, isBoolean, false));
 
   const current = computed(() => merchants.value.find((m) => m.id === currentId.value) ?? null);
+  /** Options of every merchant picker (switcher, filters, account scope, channel links). */
+  const options = computed(() => merchants.value.map((m) => ({ value: m.id, label: merchantLabel(m.id, m.name) })));
+
+  /** A merchant by id as the lists name it (`#id` alone when the list does not hold it). */
+  function labelOf(id: number): string {
+    return merchantLabel(id, merchants.value.find((m) => m.id === id)?.name);
+  }
 
   async function load(): Promise<void> {
     loading.value = true;
@@ -43,6 +51,11 @@ export const useMerchantStore = defineStore('merchant', () => {
     }
   }
 
+  /** Pages that only name merchants load the list once, not on every visit. */
+  function loadOnce(): void {
+    if (!loaded.value) void load();
+  }
+
   function select(id: number): void {
     if (merchants.value.some((m) => m.id === id)) currentId.value = id;
   }
@@ -59,7 +72,7 @@ export const useMerchantStore = defineStore('merchant', () => {
   watch(currentId, (id) => writeSetting(CURRENT_KEY, id));
   watch(operatorMode, (on) => writeSetting(OPERATOR_KEY, on));
 
-  return { merchants, loaded, loading, error, currentId, current, operatorMode, load, select, upsert };
+  return { merchants, loaded, loading, error, currentId, current, options, operatorMode, load, loadOnce, labelOf, select, upsert };
 });
 
 /** The current merchant's id; pages that act for a merchant render only when it is set. */

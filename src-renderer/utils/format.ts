@@ -28,6 +28,11 @@ export function formatUnixTime(seconds: number | null | undefined): string {
   return formatBeijingTime(seconds);
 }
 
+/** How the console names a merchant everywhere (lists, filters, switcher): `#3 Shop`, or `#3` while its name is unknown. */
+export function merchantLabel(id: number, name?: string | null): string {
+  return name ? `#${id} ${name}` : `#${id}`;
+}
+
 /** A decimal-fraction rate ("0.006") as a percentage text ("0.6%") without floats. */
 export function rateAsPercent(rate: string): string {
   const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(rate);
