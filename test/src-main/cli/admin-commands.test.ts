@@ -206,7 +206,7 @@ describe('admin CLI', () => {
     const withOptions = await cli(['frobnicate', '--data-dir', tempDir(), '--json']);
     expect([withOptions.code, withOptions.stderr.split('\n')[0]]).toEqual([2, 'unknown command: frobnicate']);
     const group = await cli(['merchant', '--help']);
-    expect([group.code, group.stderr.split('\n')[0]]).toEqual([2, 'unknown command: merchant (one of: merchant create, merchant list, merchant update, merchant rotate-secret)']);
+    expect([group.code, group.stderr.split('\n')[0]]).toEqual([2, 'unknown command: merchant (one of: merchant create, merchant list, merchant update, merchant limits, merchant rotate-secret)']);
     expect((await cli(['channel', 'create', '--help'])).stdout).toContain('usage: merchant-console channel create --category');
   });
 
