@@ -158,10 +158,10 @@ class SqliteReadTx implements ReadTx {
   }
 }
 
-let savepointSeq = 0;
-
 class SqliteWriteTx extends SqliteReadTx implements MigrationTx {
   readonly hooks: (() => void)[] = [];
+  /** Savepoints open in this unit: they are named by depth, so each name's statements are prepared once. */
+  private depth = 0;
   constructor(
     prepare: Prepare,
     private readonly db: Database,
@@ -183,18 +183,23 @@ class SqliteWriteTx extends SqliteReadTx implements MigrationTx {
     }
   }
   async savepoint<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
-    const name = `sp${++savepointSeq}`;
-    this.db.exec(`SAVEPOINT ${name}`);
+    const name = `sp${++this.depth}`;
+    this.prepare(`SAVEPOINT ${name}`).run();
     const hooksBefore = this.hooks.length;
     try {
       const value = await fn(this);
-      this.db.exec(`RELEASE ${name}`);
+      this.prepare(`RELEASE ${name}`).run();
       return value;
     } catch (err) {
       // Disk full or I/O: SQLite may have rolled back the whole transaction; nothing is left to undo here.
-      if (this.db.inTransaction) this.db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+      if (this.db.inTransaction) {
+        this.prepare(`ROLLBACK TO ${name}`).run();
+        this.prepare(`RELEASE ${name}`).run();
+      }
       this.hooks.length = hooksBefore;
       throw toStoreError(err);
+    } finally {
+      this.depth--;
     }
   }
   afterCommit(fn: () => void): void {
@@ -208,6 +213,9 @@ interface Job {
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
+
+/** How long a batch waits for the write lock another connection holds (SQLite's busy_timeout before). */
+const WRITE_LOCK_TIMEOUT_MS = 5000;
 
 function applyPragmas(db: Database): void {
   db.pragma('busy_timeout = 5000');
@@ -293,6 +301,12 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     writer.pragma('synchronous = FULL');
     await migrateSqlite(writer, MIGRATIONS, options.targetVersion ?? LATEST_SCHEMA_VERSION);
     writer.pragma('synchronous = NORMAL');
+    // The writer never waits for the write lock inside SQLite: its busy handler
+    // sleeps on the event loop's thread, so while another store of this process
+    // holds the lock across a yield (runBatch), waiting there would stop the
+    // very loop that lets that store finish. A batch waits for the lock
+    // asynchronously instead (beginWrite).
+    writer.pragma('busy_timeout = 0');
     // Absolute: the sync opens it later, whatever the working directory is then.
     walFile = wal ? `${path.resolve(writer.name)}-wal` : null;
     reader = openConnection(options.file, { readonly: true, nativeBinding: options.nativeBinding });
@@ -321,6 +335,33 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   // Reads one at a time on the reader: each holds its own snapshot for its whole unit of work.
   let readQueue: Promise<unknown> = Promise.resolve();
   const takeSnapshot = readerDb.prepare('PRAGMA schema_version');
+  const readBegin = readerDb.prepare('BEGIN');
+  const readEnd = readerDb.prepare('COMMIT');
+
+  // The batch's own statements, prepared once (db.exec compiles its text every time).
+  const begin = writer.prepare('BEGIN IMMEDIATE');
+  const commit = writer.prepare('COMMIT');
+  const jobSavepoint = writer.prepare('SAVEPOINT job');
+  const jobRelease = writer.prepare('RELEASE job');
+  const jobRollback = writer.prepare('ROLLBACK TO job');
+
+  /**
+   * BEGIN IMMEDIATE, waiting up to WRITE_LOCK_TIMEOUT_MS for the write lock
+   * off the event loop (another process, e.g. an admin command, or another
+   * store of this process, holds it). A failure is SQLITE_BUSY as before.
+   */
+  async function beginWrite(): Promise<void> {
+    const deadline = performance.now() + WRITE_LOCK_TIMEOUT_MS;
+    for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
+      try {
+        begin.run();
+        return;
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || performance.now() >= deadline) throw err;
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
 
   /** fdatasync of the WAL on libuv's thread pool: what synchronous=FULL does inside COMMIT, off the event loop. */
   function syncWal(): Promise<void> {
@@ -359,7 +400,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     const outcomes: { ok: boolean; value: unknown; hooks: (() => void)[] }[] = [];
     let sliceStart = performance.now();
     try {
-      writer.exec('BEGIN IMMEDIATE');
+      await beginWrite();
       for (let i = 0; i < batch.length || (pending.length > 0 && batch.length < maxBatch); i++) {
         if (performance.now() - sliceStart > yieldAfterMs) {
           // Let the event loop breathe (sockets, timers, reads of the committed state); the transaction stays open.
@@ -373,21 +414,22 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
         }
         const job = batch[i]!;
         const tx = new SqliteWriteTx(prepareWrite, writer);
-        writer.exec('SAVEPOINT job');
+        jobSavepoint.run();
         try {
           const value = await job.fn(tx);
-          writer.exec('RELEASE job');
+          jobRelease.run();
           outcomes.push({ ok: true, value, hooks: tx.hooks });
         } catch (err) {
           // Some errors (disk full, I/O) make SQLite roll back the whole
           // transaction. Running on would put later jobs in autocommit
           // mode, outside the batch: stop and fail the batch instead.
           if (!writer.inTransaction) throw err;
-          writer.exec('ROLLBACK TO job; RELEASE job');
+          jobRollback.run();
+          jobRelease.run();
           outcomes.push({ ok: false, value: toStoreError(err), hooks: [] });
         }
       }
-      writer.exec('COMMIT');
+      commit.run();
     } catch (err) {
       // The commit itself failed (disk full, I/O error): nothing of the batch is stored.
       if (writer.inTransaction) writer.exec('ROLLBACK');
@@ -467,7 +509,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
         // A commit waiting for its sync is not durable yet: read after it (or not at all, if its sync fails).
         while (syncGate) await syncGate;
         if (failed) throw failed;
-        readerDb.exec('BEGIN');
+        readBegin.run();
         try {
           // The snapshot is taken here, in the same step as the check above, not at fn's first statement.
           takeSnapshot.get();
@@ -475,7 +517,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
         } catch (err) {
           throw toStoreError(err);
         } finally {
-          readerDb.exec('COMMIT');
+          readEnd.run();
         }
       };
       const p = readQueue.then(run);

@@ -235,6 +235,39 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
       await closeStore(store);
     }
   });
+
+  it('a second store of the same process waits for the write lock without stopping the loop the first one needs to let it go', async () => {
+    // Two stores on one file in one process (two instances in a test, a tool
+    // beside the service): A holds the write lock while its batch yields.
+    // Were B to wait inside SQLite (busy_timeout), it would sleep on the
+    // event loop A needs to finish, until its timeout: "database is locked".
+    const { store: a, file } = await openTestStore({ yieldAfterMs: 1 });
+    const b = await openSqliteStore({ file });
+    try {
+      const spin = (ms: number) => {
+        const end = performance.now() + ms;
+        while (performance.now() < end);
+      };
+      let bStarted!: () => void;
+      const bMayStart = new Promise<void>((r) => (bStarted = r));
+      const started = performance.now();
+      const aUnits = Array.from({ length: 20 }, (_, i) =>
+        a.write(async (tx) => {
+          spin(0.5);
+          await insert(tx, i);
+          if (i === 2) bStarted(); // A's batch is open and about to yield
+        }),
+      );
+      await bMayStart;
+      const bUnit = b.write((tx) => insert(tx, 100));
+      await Promise.all([...aUnits, bUnit]);
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect((await rows(b)).length).toBe(21);
+    } finally {
+      await closeStore(a);
+      await b.close();
+    }
+  });
 });
 
 describe('SQLite commit path: callbacks', () => {
