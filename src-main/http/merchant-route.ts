@@ -177,11 +177,11 @@ export function registerMerchantRoute(
         async (tx): Promise<Outcome | undefined> => {
           // Every read of the request runs in this unit of work: SQLite takes
           // its lock once per batch instead of once per statement. A refusal
-          // here (authentication, rate limit) throws: nothing is written and
-          // the nonce stays unused.
+          // here (authentication, rate limit, a replay) throws: the unit is
+          // undone, so nothing is written and the nonce stays unused.
           const verified = await requestAuth.verify(tx, body, rawQuery);
           options.checkApiKey?.(verified.merchant.api_key);
-          await requestAuth.consumeNonce(tx, verified);
+          requestAuth.consumeNonce(verified);
           if (!input) return undefined;
           const c = (ctx = { merchant: verified.merchant, body: input.body, query: input.query, request });
           try {

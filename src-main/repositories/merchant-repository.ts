@@ -19,6 +19,8 @@ export interface MerchantRow {
 
 export type NewMerchantRow = Omit<MerchantRow, 'id' | 'updatetime' | 'console_withdrawal_threshold' | 'api_withdrawal_threshold'>;
 
+export const MERCHANT_BY_API_KEY = 'SELECT * FROM merchants WHERE api_key = ?';
+
 export function createMerchantRepository() {
   return {
     async insert(tx: WriteTx, row: NewMerchantRow): Promise<number> {
@@ -33,7 +35,7 @@ export function createMerchantRepository() {
       return tx.get('SELECT * FROM merchants WHERE id = ?', [id]);
     },
     findByApiKey(tx: ReadTx, apiKey: string): Promise<MerchantRow | undefined> {
-      return tx.get('SELECT * FROM merchants WHERE api_key = ?', [apiKey]);
+      return tx.get(MERCHANT_BY_API_KEY, [apiKey]);
     },
     list(tx: ReadTx): Promise<MerchantRow[]> {
       return tx.all('SELECT * FROM merchants ORDER BY id');

@@ -1,15 +1,48 @@
 import type { WriteTx } from '../store/store';
+import { MERCHANT_BY_API_KEY, type MerchantRow } from './merchant-repository';
+
+/**
+ * PostgreSQL: the merchant and the nonce in one round trip (one row, whether
+ * or not the key names a merchant). The insert happens even when the caller
+ * then refuses the request; its unit of work is rolled back then.
+ */
+const MERCHANT_WITH_NONCE_POSTGRES = `WITH n AS (INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1)
+  SELECT (SELECT count(*) FROM n) AS nonce_fresh, m.* FROM (SELECT 1) AS one LEFT JOIN merchants m ON m.api_key = ?`;
+
+/** Records the pair; false when it was already there (a replay). */
+async function consume(tx: WriteTx, apiKey: string, nonce: string, expiresAt: number): Promise<boolean> {
+  return (await tx.run('INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [apiKey, nonce, expiresAt])) === 1;
+}
 
 export function createNonceRepository() {
   return {
+    /**
+     * The merchant of an api_key, and the nonce recorded for it in the same
+     * step: `fresh` is false when the pair was already there (a replay) or
+     * no merchant has the key. A caller that refuses the request must undo
+     * its unit of work (it throws), so a refused request leaves no nonce.
+     */
+    async merchantConsumingNonce(
+      tx: WriteTx,
+      apiKey: string,
+      nonce: string,
+      expiresAt: number,
+    ): Promise<{ merchant: MerchantRow | undefined; fresh: boolean }> {
+      if (tx.dialect === 'postgres') {
+        const row = (await tx.get<MerchantRow & { nonce_fresh: number }>(MERCHANT_WITH_NONCE_POSTGRES, [apiKey, nonce, expiresAt, apiKey]))!;
+        const { nonce_fresh: fresh, ...merchant } = row;
+        return { merchant: merchant.id === null ? undefined : merchant, fresh: fresh === 1 };
+      }
+      // SQLite: two statements of a few µs each, in the batch's transaction anyway.
+      const merchant = await tx.get<MerchantRow>(MERCHANT_BY_API_KEY, [apiKey]);
+      return { merchant, fresh: merchant !== undefined && (await consume(tx, apiKey, nonce, expiresAt)) };
+    },
     /**
      * Records the pair; false when it was already there (a replay). Two
      * instances inserting the same pair at once: the second waits for the
      * first's commit and then inserts nothing, so one nonce is accepted once.
      */
-    async consume(tx: WriteTx, apiKey: string, nonce: string, expiresAt: number): Promise<boolean> {
-      return (await tx.run('INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [apiKey, nonce, expiresAt])) === 1;
-    },
+    consume,
     purgeExpired(tx: WriteTx, now: number): Promise<number> {
       return tx.run('DELETE FROM nonces WHERE expires_at < ?', [now]);
     },

@@ -11,14 +11,19 @@ import type { JsonObject, JsonValue } from '../../src-shared/json/lossless-json'
 import { isSafeText } from '../../src-shared/schemas/fields';
 import type { MerchantRow } from '../repositories/merchant-repository';
 import type { NonceRepository } from '../repositories/nonce-repository';
-import type { ReadTx, WriteTx } from '../store/store';
+import type { WriteTx } from '../store/store';
 import type { Clock } from './context';
 import type { MerchantService } from './merchant-service';
 
 export interface VerifiedRequest {
   merchant: MerchantRow;
   nonce: string;
+  /** The nonce was recorded by verify (false: already used with this api_key). */
+  nonceFresh: boolean;
 }
+
+/** Keys are 27 characters (merchant-service newApiKey); anything much longer is no merchant's. */
+const MAX_API_KEY_LENGTH = 128;
 
 function authError(code: ErrorCode, message: string): AppError {
   return new AppError(code, message);
@@ -34,10 +39,14 @@ export interface RequestAuthDeps {
 export function createRequestAuthService({ clock, nonces, merchants }: RequestAuthDeps) {
   return {
     /**
-     * Checks everything that needs no write. `query` holds the query-string
-     * parameters (strings); a name in both query and body is refused.
+     * Checks the signed request. `query` holds the query-string parameters
+     * (strings); a name in both query and body is refused. The nonce is
+     * recorded in the same step as the merchant's lookup (one round trip on
+     * PostgreSQL), so the caller must undo its unit of work when it refuses
+     * the request (a refusal here throws); whether the nonce was fresh is
+     * decided by consumeNonce, after any checks the caller makes first.
      */
-    async verify(tx: ReadTx, body: JsonObject, query: Readonly<Record<string, string>>): Promise<VerifiedRequest> {
+    async verify(tx: WriteTx, body: JsonObject, query: Readonly<Record<string, string>>): Promise<VerifiedRequest> {
       const params: Record<string, JsonValue> = { ...body };
       for (const [name, value] of Object.entries(query)) {
         if (Object.hasOwn(body, name)) {
@@ -57,8 +66,10 @@ export function createRequestAuthService({ clock, nonces, merchants }: RequestAu
       const signature = body.signature;
       if (typeof signature !== 'string' || signature.length === 0) throw authError(ErrorCode.AUTH_MISSING, 'signature: is required');
 
-      // A key with control characters is no merchant's (and NUL cannot even be sent to PostgreSQL): unknown, without a lookup.
-      const merchant = isSafeText(apiKey) ? await merchants.findByApiKey(tx, apiKey) : undefined;
+      // A key with control characters is no merchant's (and NUL cannot even be sent to PostgreSQL), nor one far
+      // longer than any key newApiKey makes (it would be recorded with the nonce first): unknown, without a lookup.
+      const found = isSafeText(apiKey) && apiKey.length <= MAX_API_KEY_LENGTH ? await nonces.merchantConsumingNonce(tx, apiKey, nonce, clock.now() + NONCE_RETENTION_SECONDS) : undefined;
+      const merchant = found?.merchant;
       if (!merchant || merchant.enabled !== 1) throw authError(ErrorCode.AUTH_UNKNOWN_KEY, 'api_key: unknown or disabled');
 
       checkTimestampFresh(timestamp, clock.now());
@@ -66,14 +77,12 @@ export function createRequestAuthService({ clock, nonces, merchants }: RequestAu
       if (!verifySignature(params, signature, merchants.secretOf(merchant), merchant.sign_type)) {
         throw authError(ErrorCode.AUTH_BAD_SIGNATURE, `signature: does not match (sign type ${merchant.sign_type})`);
       }
-      return { merchant, nonce };
+      return { merchant, nonce, nonceFresh: found.fresh };
     },
 
-    /** Call inside the write transaction of the request; throws on a replay. */
-    async consumeNonce(tx: WriteTx, req: VerifiedRequest): Promise<void> {
-      if (!(await nonces.consume(tx, req.merchant.api_key, req.nonce, clock.now() + NONCE_RETENTION_SECONDS))) {
-        throw authError(ErrorCode.AUTH_NONCE_REUSED, 'nonce: already used with this api_key');
-      }
+    /** Throws on a replay (the nonce verify recorded was already used). */
+    consumeNonce(req: VerifiedRequest): void {
+      if (!req.nonceFresh) throw authError(ErrorCode.AUTH_NONCE_REUSED, 'nonce: already used with this api_key');
     },
 
     purgeExpiredNonces(tx: WriteTx): Promise<number> {

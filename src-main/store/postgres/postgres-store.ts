@@ -162,9 +162,10 @@ class PgWriteTx extends PgReadTx implements MigrationTx {
     await this.exec(`SAVEPOINT ${name}`);
     const hooksBefore = this.hooks.length;
     try {
-      const value = await fn(this);
-      await this.exec(`RELEASE SAVEPOINT ${name}`);
-      return value;
+      // Not released on success: that would be one more round trip, and
+      // COMMIT (or a rollback to an outer savepoint) ends it all the same;
+      // a subtransaction's id stays with the transaction either way.
+      return await fn(this);
     } catch (err) {
       await this.exec(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
       this.hooks.length = hooksBefore;
