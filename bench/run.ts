@@ -80,7 +80,6 @@ if (opts.quick) {
 }
 const engine = opts.engine as 'sqlite' | 'postgres';
 if (engine !== 'sqlite' && engine !== 'postgres') throw new Error('--engine must be sqlite or postgres');
-if (engine === 'postgres' && opts['serve-from']?.length) throw new Error('--serve-from compares SQLite runs (the commit before the store API has no PostgreSQL)');
 const rounds = Number(opts.rounds);
 const duration = Number(opts.duration);
 const warmup = Number(opts.warmup);
@@ -567,9 +566,15 @@ async function main(): Promise<void> {
 
   const template = await thisTemplate();
   const manifest = template.manifest;
-  const otherData = others.map((other) => ({ other, ...otherTemplate(other) }));
+  // SQLite: each other checkout seeds its own template (its own schema). PostgreSQL: each runs on a
+  // copy of this checkout's seeded cluster of its own (this checkout may migrate its copy further).
+  const otherData = others.map((other) => (engine === 'postgres' ? { other, dir: template.dir, manifest } : { other, ...otherTemplate(other) }));
   let pg: BenchPostgres | undefined;
-  const stopPg = () => pg?.stop();
+  const otherPgs: BenchPostgres[] = [];
+  const stopPg = () => {
+    pg?.stop();
+    for (const p of otherPgs) p.stop();
+  };
   process.once('SIGINT', () => {
     stopPg();
     process.exit(130);
@@ -577,6 +582,7 @@ async function main(): Promise<void> {
   try {
     let runDir: string;
     let databaseUrl: string | undefined;
+    let pgTemplateDir: string | undefined;
     if (engine === 'postgres') {
       const pgTemplate = await preparePostgresTemplate({
         dir: path.join(dataRoot, `pg-template-${seedKey}`),
@@ -584,13 +590,24 @@ async function main(): Promise<void> {
         copy: (url) => bulkCopyToPostgres(databasePath(template.dir), url, log),
         log,
       });
+      pgTemplateDir = pgTemplate;
       pg = await startPostgresCopy(pgTemplate, path.join(dataRoot, 'pg-run'));
       databaseUrl = pg.url;
       runDir = freshRunDir(template.dir, 'run', [MASTER_KEY_FILE, MANIFEST_FILE]);
     } else {
       runDir = freshRunDir(template.dir, 'run');
     }
-    const otherRunDirs = otherData.map((d, i) => freshRunDir(d.dir, `run-other-${i + 1}`));
+    const otherRunDirs = otherData.map((d, i) => freshRunDir(d.dir, `run-other-${i + 1}`, engine === 'postgres' ? [MASTER_KEY_FILE, MANIFEST_FILE] : undefined));
+    const otherUrls: (string | undefined)[] = [];
+    for (let i = 0; i < otherData.length; i++) {
+      if (engine !== 'postgres') {
+        otherUrls.push(undefined);
+        continue;
+      }
+      const copy = await startPostgresCopy(pgTemplateDir!, path.join(dataRoot, `pg-run-other-${i + 1}`));
+      otherPgs.push(copy);
+      otherUrls.push(copy.url);
+    }
     const credentialsFile = path.join(dataRoot, 'reference-credentials.json');
     fs.writeFileSync(credentialsFile, JSON.stringify(manifest.merchant_credentials), { mode: 0o600 });
     const serveOptions = (label: string) => ({
@@ -652,7 +669,10 @@ async function main(): Promise<void> {
           name: `serve (${other.label})`,
           kind: 'serve',
           manifest: otherManifest,
-          start: async (label) => [await startServe(other, otherRunDirs[i]!, serveOptions(label))],
+          start: async (label) => {
+            const url = otherUrls[i];
+            return [await startServe(other, otherRunDirs[i]!, { ...serveOptions(label), ...(url ? { databaseUrl: url } : {}) })];
+          },
         });
       });
       return targets;
