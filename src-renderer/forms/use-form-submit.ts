@@ -10,8 +10,8 @@ import type { FormInst } from 'naive-ui';
 import { useErrorToast, type ServerFieldErrors } from '../composables/use-api-error';
 
 export interface FormSubmitOptions {
-  /** The NForm whose rules must pass first; none for a plain action button. */
-  form?: Ref<FormInst | null>;
+  /** The NForm (or FormModal) whose rules must pass first; none for a plain action button. */
+  form?: Ref<Pick<FormInst, 'validate'> | null>;
   /** The form's inline service errors (useServerFieldErrors): cleared on submit, filled from a field error. */
   fieldErrors?: Pick<ServerFieldErrors<string>, 'apply' | 'clear'>;
   /** The local rules failed (the fields already say which); e.g. a "fix the marked fields" hint. */
