@@ -6,7 +6,7 @@
 import { approvalRejectInput, loginField, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordField, setupInput, signInInput, totpCodeField } from '../../src-shared/schemas/accounts';
 import { yuanThreshold } from '../../src-shared/schemas/fields';
 import type { FieldCheck } from './field-check';
-import { schemaCheck } from './schema-check';
+import { sameAs, schemaCheck } from './schema-check';
 
 export const PASSWORD_PARAMS = { min: PASSWORD_MIN_LENGTH, max: PASSWORD_MAX_LENGTH };
 
@@ -16,6 +16,11 @@ export function loginCheck<M>(pick: (m: M) => string): FieldCheck<M> {
 
 export function passwordCheck<M>(pick: (m: M) => string): FieldCheck<M> {
   return schemaCheck(passwordField, pick, 'staffRules.password', PASSWORD_PARAMS);
+}
+
+/** A new password given twice (components/new-password-fields.vue): the service's rule, and the confirmation repeating it. */
+export function newPasswordChecks<M extends { confirm: string }>(pick: (m: M) => string): { password: FieldCheck<M>; confirm: FieldCheck<M> } {
+  return { password: passwordCheck(pick), confirm: sameAs((m) => m.confirm, pick) };
 }
 
 export function displayNameCheck<M>(pick: (m: M) => string): FieldCheck<M> {

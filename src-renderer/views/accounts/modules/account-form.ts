@@ -7,9 +7,8 @@
  */
 import { MERCHANT_LIMITABLE_ROLES, type Role } from '../../../../src-shared/auth/permissions';
 import type { AccountView } from '../../../../src-shared/schemas/accounts';
-import { displayNameCheck, loginCheck, passwordCheck } from '../../../forms/account-rules';
+import { displayNameCheck, loginCheck, newPasswordChecks } from '../../../forms/account-rules';
 import { problem, type FormChecks } from '../../../forms/field-check';
-import { sameAs } from '../../../forms/schema-check';
 
 export type MerchantScope = 'all' | 'some';
 
@@ -59,8 +58,7 @@ function merchantsCheck<M extends ScopeModel>(m: M) {
 export const accountCreateChecks: FormChecks<AccountCreateModel> = {
   login: loginCheck((m) => m.login),
   display_name: displayNameCheck((m) => m.display_name),
-  password: passwordCheck((m) => m.password),
-  confirm: sameAs((m) => m.confirm, (m) => m.password),
+  ...newPasswordChecks((m: AccountCreateModel) => m.password),
   merchant_ids: merchantsCheck,
 };
 
