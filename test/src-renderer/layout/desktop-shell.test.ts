@@ -16,6 +16,7 @@ import { fakeBridge, ServiceError } from '../support/fake-bridge';
 import { fakeSignIn } from '../support/fake-sign-in';
 import { sessionOf } from '../support/fixtures';
 import { mountPage, settle, unmountAll, waitForElement } from '../support/mount-page';
+import { clickOn, typeIn } from '../support/interact';
 import { shellHandlers, useFakeRegionCache } from '../support/shell';
 
 useFakeRegionCache();
@@ -65,22 +66,6 @@ function fakeShell(start: { enabled: boolean; locked: boolean }, methods?: Deskt
   return { bridge, calls, state, callsOf: (m: DesktopShellMethod) => calls.filter((c) => c.method === m).map((c) => c.request) };
 }
 
-async function type(dataTest: string, text: string): Promise<void> {
-  const input = document.querySelector<HTMLInputElement>(`[data-test="${dataTest}"] input`);
-  if (!input) throw new Error(`no input under [data-test="${dataTest}"]`);
-  input.value = text;
-  input.dispatchEvent(new Event('input'));
-  input.dispatchEvent(new Event('blur'));
-  await settle();
-}
-
-async function click(dataTest: string): Promise<void> {
-  const el = document.querySelector<HTMLElement>(`[data-test="${dataTest}"]`);
-  if (!el) throw new Error(`no [data-test="${dataTest}"]`);
-  el.click();
-  await settle();
-}
-
 describe('desktop app lock and team server', () => {
   it('a locked app asks for the owner’s password, not a sign-in, then opens the console', async () => {
     const shell = fakeShell({ enabled: true, locked: true });
@@ -90,12 +75,12 @@ describe('desktop app lock and team server', () => {
     expect(document.querySelector('[data-test="sign-in-form"]')).toBeNull();
     expect(document.querySelector('[data-test="session-expired"]')).toBeNull();
 
-    await type('app-lock-password', 'wrong password');
-    await click('app-lock-submit');
+    await typeIn('app-lock-password', 'wrong password');
+    await clickOn('app-lock-submit');
     expect(document.querySelector('[data-test="app-lock-error"]')!.textContent).toBe('password: is not the app lock password');
 
-    await type('app-lock-password', 'owner password 1');
-    await click('app-lock-submit');
+    await typeIn('app-lock-password', 'owner password 1');
+    await clickOn('app-lock-submit');
     await waitForElement('[data-test="account-desktop"]');
     expect(shell.callsOf('unlockApp')).toEqual([{ password: 'wrong password' }, { password: 'owner password 1' }]);
   });
@@ -111,17 +96,17 @@ describe('desktop app lock and team server', () => {
     await waitForElement('[data-test="desktop-panel"]');
     expect(document.querySelector('[data-test="app-lock-status"]')!.textContent!.trim()).toBe('Off');
 
-    await type('app-lock-new-password', 'short');
-    await type('app-lock-confirm', 'short');
-    await click('app-lock-set');
+    await typeIn('app-lock-new-password', 'short');
+    await typeIn('app-lock-confirm', 'short');
+    await clickOn('app-lock-set');
     expect(shell.callsOf('setAppLock')).toEqual([]);
-    await type('app-lock-new-password', 'owner password 1');
-    await type('app-lock-confirm', 'owner password 1');
-    await click('app-lock-set');
+    await typeIn('app-lock-new-password', 'owner password 1');
+    await typeIn('app-lock-confirm', 'owner password 1');
+    await clickOn('app-lock-set');
     expect(shell.callsOf('setAppLock')).toEqual([{ password: 'owner password 1' }]);
     expect(document.querySelector('[data-test="app-lock-status"]')!.textContent!.trim()).toBe('On');
 
-    await click('lock-app');
+    await clickOn('lock-app');
     expect(shell.callsOf('lockApp')).toEqual([{}]);
     await waitForElement('[data-test="app-lock"]');
   });
@@ -133,11 +118,11 @@ describe('desktop app lock and team server', () => {
     await waitForElement('[data-test="settings"]');
     [...document.querySelectorAll<HTMLElement>('.n-tabs-tab')].find((e) => e.textContent?.trim() === 'Desktop')!.click();
     await waitForElement('[data-test="desktop-panel"]');
-    await type('team-server-url', 'http://console.example.com');
-    await click('team-server-connect');
+    await typeIn('team-server-url', 'http://console.example.com');
+    await clickOn('team-server-connect');
     expect(document.body.textContent).toContain('Enter an https:// address');
-    await type('team-server-url', 'https://console.example.com/');
-    await click('team-server-connect');
+    await typeIn('team-server-url', 'https://console.example.com/');
+    await clickOn('team-server-connect');
     [...document.querySelectorAll<HTMLButtonElement>('.n-dialog button')].find((b) => b.textContent?.trim() === 'Connect and restart')!.click();
     await settle();
     expect(shell.callsOf('connectToTeamServer')).toEqual([{ url: 'https://console.example.com/' }]);
@@ -152,7 +137,7 @@ describe('desktop app lock and team server', () => {
     await mountPage(AppRoot, { handle: handleOver(fake.bridge, fakeSignIn({}).api, shell.bridge), path: '/', session: null });
     await waitForElement('[data-test="sign-in-form"]');
     await waitForElement('[data-test="switch-to-local"]');
-    await click('switch-to-local');
+    await clickOn('switch-to-local');
     expect(shell.callsOf('switchToLocal')).toEqual([{}]);
   });
 

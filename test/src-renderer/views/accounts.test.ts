@@ -6,13 +6,12 @@
  * for their own role.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { flushPromises, type VueWrapper } from '@vue/test-utils';
-import { NSelect } from 'naive-ui';
 import AccountsPage from '../../../src-renderer/views/accounts/index.vue';
 import type { AccountView } from '../../../src-shared/schemas/accounts';
 import { fakeBridge, type FakeHandlers } from '../support/fake-bridge';
 import { account, approval, MERCHANT, sessionOf } from '../support/fixtures';
 import { mountPage, settle, unmountAll, waitForElement } from '../support/mount-page';
+import { chooseIn, confirmDialog, typeIn } from '../support/interact';
 
 afterEach(unmountAll);
 
@@ -27,22 +26,6 @@ function handlers(extra: FakeHandlers = {}): FakeHandlers {
   return { listMerchants: () => [MERCHANT], listAccounts: () => ACCOUNTS, getSession: () => OWNER, ...extra };
 }
 
-async function type(dataTest: string, text: string): Promise<void> {
-  const input = document.querySelector<HTMLInputElement>(`[data-test="${dataTest}"] input`);
-  if (!input) throw new Error(`no input under [data-test="${dataTest}"]`);
-  input.value = text;
-  input.dispatchEvent(new Event('input'));
-  input.dispatchEvent(new Event('blur'));
-  await flushPromises();
-}
-
-function choose(w: VueWrapper, dataTest: string, value: unknown): void {
-  const select = w.findAllComponents(NSelect).find((c) => c.attributes('data-test') === dataTest);
-  if (!select) throw new Error(`no select [data-test="${dataTest}"]`);
-  const handlers = select.vm.$.vnode.props?.['onUpdate:value'] as ((v: unknown) => void) | ((v: unknown) => void)[];
-  for (const handler of Array.isArray(handlers) ? handlers : [handlers]) handler(value);
-}
-
 function rowOf(login: string): Element {
   const row = document.querySelector(`[data-account-login="${login}"]`);
   if (!row) throw new Error(`no row of ${login}`);
@@ -52,13 +35,6 @@ function rowOf(login: string): Element {
 async function clickIn(row: Element, dataTest: string): Promise<void> {
   const button = row.querySelector<HTMLElement>(`[data-test="${dataTest}"]`);
   if (!button) throw new Error(`no [data-test="${dataTest}"] in the row`);
-  button.click();
-  await settle();
-}
-
-async function confirmDialog(text: string): Promise<void> {
-  const button = [...document.querySelectorAll<HTMLButtonElement>('.n-dialog button')].find((b) => b.textContent?.trim() === text);
-  if (!button) throw new Error(`no dialog button "${text}"`);
   button.click();
   await settle();
 }
@@ -90,9 +66,9 @@ describe('accounts page', () => {
     (document.querySelector('[data-test="account-create-open"]') as HTMLElement).click();
     await waitForElement('[data-test="account-form"]');
 
-    await type('account-form-login', 'x');
-    await type('account-form-password', 'short');
-    await type('account-form-confirm', 'other');
+    await typeIn('account-form-login', 'x');
+    await typeIn('account-form-password', 'short');
+    await typeIn('account-form-confirm', 'other');
     (document.querySelector('[data-test="account-form"] [data-scope="some"] input') as HTMLInputElement).click();
     await settle();
     document.querySelector('[data-test="account-form"]')!.dispatchEvent(new Event('submit', { cancelable: true }));
@@ -106,11 +82,11 @@ describe('accounts page', () => {
     ]);
     expect(fake.callsOf('createAccount')).toEqual([]);
 
-    await type('account-form-login', 'nina');
-    await type('account-form-display-name', 'Nina Operator');
-    await type('account-form-password', 'first password 123');
-    await type('account-form-confirm', 'first password 123');
-    choose(wrapper, 'account-form-merchants', [1]);
+    await typeIn('account-form-login', 'nina');
+    await typeIn('account-form-display-name', 'Nina Operator');
+    await typeIn('account-form-password', 'first password 123');
+    await typeIn('account-form-confirm', 'first password 123');
+    await chooseIn(wrapper, 'account-form-merchants', [1]);
     await settle();
     document.querySelector('[data-test="account-form"]')!.dispatchEvent(new Event('submit', { cancelable: true }));
     await settle();
@@ -125,14 +101,14 @@ describe('accounts page', () => {
     await settle();
     (document.querySelector('[data-test="account-create-open"]') as HTMLElement).click();
     await waitForElement('[data-test="account-form"]');
-    choose(wrapper, 'account-form-role', 'admin');
+    await chooseIn(wrapper, 'account-form-role', 'admin');
     await settle();
     expect(document.querySelector('[data-test="account-form-scope"]')).toBeNull();
     expect(document.querySelector('[data-test="account-create"]')!.textContent).toContain('Owners and admins are always platform staff');
-    await type('account-form-login', 'adam');
-    await type('account-form-display-name', 'Adam Admin');
-    await type('account-form-password', 'first password 123');
-    await type('account-form-confirm', 'first password 123');
+    await typeIn('account-form-login', 'adam');
+    await typeIn('account-form-display-name', 'Adam Admin');
+    await typeIn('account-form-password', 'first password 123');
+    await typeIn('account-form-confirm', 'first password 123');
     document.querySelector('[data-test="account-form"]')!.dispatchEvent(new Event('submit', { cancelable: true }));
     await settle();
     expect(fake.callsOf('createAccount')).toEqual([{ login: 'adam', display_name: 'Adam Admin', password: 'first password 123', role: 'admin', merchant_ids: null }]);
@@ -188,7 +164,7 @@ describe('accounts page', () => {
     await clickIn(rowOf('oscar'), 'account-role-open');
     await waitForElement('[data-test="account-role"]');
     expect(document.querySelector('[data-test="account-role"]')!.textContent).toContain('A role change takes effect once another person with the permission approves it.');
-    choose(wrapper, 'account-role-select', 'finance');
+    await chooseIn(wrapper, 'account-role-select', 'finance');
     await settle();
     (document.querySelector('[data-test="account-role-submit"]') as HTMLElement).click();
     await settle();

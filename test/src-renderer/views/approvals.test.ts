@@ -5,13 +5,13 @@
  * pending request and sees an approved new API secret once.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { flushPromises } from '@vue/test-utils';
 import ApprovalsPage from '../../../src-renderer/views/approvals/index.vue';
 import { ErrorCode } from '../../../src-shared/errors';
 import type { ApprovalView } from '../../../src-shared/schemas/accounts';
 import { fakeBridge, ServiceError, type FakeHandlers } from '../support/fake-bridge';
 import { approval, MERCHANT, sessionOf } from '../support/fixtures';
-import { mountPage, settle, unmountAll, waitForElement } from '../support/mount-page';
+import { mountPage, unmountAll, waitForElement } from '../support/mount-page';
+import { chooseIn, clickOn, confirmDialog, typeIn } from '../support/interact';
 
 afterEach(unmountAll);
 
@@ -29,23 +29,6 @@ function handlers(list: ApprovalView[], extra: FakeHandlers = {}): FakeHandlers 
     getSession: () => ({ ...FINANCE, approvals_waiting: 0 }),
     ...extra,
   };
-}
-
-/** Inputs in the drawer (teleported to the body), typed as a person does. */
-async function type(dataTest: string, text: string): Promise<void> {
-  const input = document.querySelector<HTMLInputElement | HTMLTextAreaElement>(`[data-test="${dataTest}"] input, [data-test="${dataTest}"] textarea`);
-  if (!input) throw new Error(`no input under [data-test="${dataTest}"]`);
-  input.value = text;
-  input.dispatchEvent(new Event('input'));
-  input.dispatchEvent(new Event('blur'));
-  await flushPromises();
-}
-
-async function click(dataTest: string): Promise<void> {
-  const el = document.querySelector<HTMLElement>(`[data-test="${dataTest}"]`);
-  if (!el) throw new Error(`no [data-test="${dataTest}"]`);
-  el.click();
-  await settle();
 }
 
 function drawerText(): string {
@@ -75,7 +58,7 @@ describe('approvals inbox', () => {
     expect(row.textContent).toContain('Olivia Operator');
     expect(row.getAttribute('data-can-decide')).toBe('true');
 
-    await click('approval-open');
+    await clickOn('approval-open');
     await waitForElement('[data-test="approval-approve-form"]');
     expect(document.querySelector('[data-test="approval-title"]')!.textContent).toBe(waiting.title);
     expect([...document.querySelectorAll('[data-test="approval-drawer"] [data-test="approval-change"]')].map((r) => r.textContent)).toEqual([
@@ -87,12 +70,12 @@ describe('approvals inbox', () => {
     expect(drawerText()).toContain('2026-01-02 08:00:00');
 
     // Without a code nothing is sent.
-    await click('approval-approve');
+    await clickOn('approval-approve');
     expect(fake.callsOf('approveRequest')).toEqual([]);
     expect(drawerText()).toContain('Enter the 6 digits your authenticator app shows');
 
-    await type('approval-totp', '123456');
-    await click('approval-approve');
+    await typeIn('approval-totp', '123456');
+    await clickOn('approval-approve');
     expect(fake.callsOf('approveRequest')).toEqual([{ id: 7, totp_code: '123456' }]);
     expect(document.querySelector('[data-test="approval-state"]')!.textContent).toBe('Approved');
     expect(document.querySelector('[data-test="approval-outcome"]')!.textContent).toBe('sell order S2026010108000000000000001 created');
@@ -107,8 +90,8 @@ describe('approvals inbox', () => {
     );
     await mountPage(ApprovalsPage, { bridge: fake.bridge, session: FINANCE, path: '/approvals?id=8' });
     await waitForElement('[data-test="approval-approve-form"]');
-    await type('approval-totp', '111111');
-    await click('approval-approve');
+    await typeIn('approval-totp', '111111');
+    await clickOn('approval-approve');
     expect(drawerText()).toContain('wrong or already used; enter the code the app shows now');
     expect(document.querySelector<HTMLInputElement>('[data-test="approval-totp"] input')!.value).toBe('');
   });
@@ -119,12 +102,12 @@ describe('approvals inbox', () => {
     await mountPage(ApprovalsPage, { bridge: fake.bridge, session: FINANCE, path: '/approvals?id=9' });
     await waitForElement('[data-test="approval-reject-form"]');
 
-    await click('approval-reject');
+    await clickOn('approval-reject');
     expect(fake.callsOf('rejectRequest')).toEqual([]);
     expect(drawerText()).toContain('Give a reason (at most 256 characters)');
 
-    await type('approval-reject-note', 'no ticket for this adjustment');
-    await click('approval-reject');
+    await typeIn('approval-reject-note', 'no ticket for this adjustment');
+    await clickOn('approval-reject');
     expect(fake.callsOf('rejectRequest')).toEqual([{ id: 9, note: 'no ticket for this adjustment' }]);
     expect(document.querySelector('[data-test="approval-state"]')!.textContent).toBe('Rejected');
     expect(drawerText()).toContain('no ticket for this adjustment');
@@ -140,10 +123,8 @@ describe('approvals inbox', () => {
     expect(document.querySelector('[data-test="approval-totp"]')).toBeNull();
     expect(drawerText()).toContain('You asked for this: another person with the permission must decide it.');
 
-    await click('approval-cancel');
-    const confirm = [...document.querySelectorAll<HTMLButtonElement>('.n-dialog button')].find((b) => b.textContent?.trim() === 'Withdraw request')!;
-    confirm.click();
-    await settle();
+    await clickOn('approval-cancel');
+    await confirmDialog('Withdraw request');
     expect(fake.callsOf('cancelRequest')).toEqual([{ id: 10 }]);
     expect(document.querySelector('[data-test="approval-state"]')!.textContent).toBe('Withdrawn');
     expect(document.querySelector('[data-test="approval-cancel"]')).toBeNull();
@@ -181,7 +162,7 @@ describe('approvals inbox', () => {
     );
     await mountPage(ApprovalsPage, { bridge: fake.bridge, session: sessionOf('developer'), path: '/approvals?id=12' });
     await waitForElement('[data-test="approval-reveal"]');
-    await click('approval-reveal');
+    await clickOn('approval-reveal');
     expect(fake.callsOf('revealRotatedSecret')).toEqual([{ approval_id: 12 }]);
     expect((await waitForElement('[data-test="api-secret"]')).textContent).toBe('sk_new_secret_value');
     await expect.poll(() => document.querySelector('[data-test="approval-reveal"]')).toBeNull();
@@ -190,16 +171,8 @@ describe('approvals inbox', () => {
   it('filters by state and merchant', async () => {
     const fake = fakeBridge(handlers([approval({ id: 13 })]));
     const wrapper = await mountPage(ApprovalsPage, { bridge: fake.bridge, session: FINANCE });
-    const { NSelect } = await import('naive-ui');
-    const select = (dataTest: string) => wrapper.findAllComponents(NSelect).find((c) => c.attributes('data-test') === dataTest)!;
-    const update = (dataTest: string, value: unknown) => {
-      const h = select(dataTest).vm.$.vnode.props?.['onUpdate:value'] as ((v: unknown) => void) | ((v: unknown) => void)[];
-      for (const fn of Array.isArray(h) ? h : [h]) fn(value);
-    };
-    update('approvals-filter-state', null);
-    await settle();
-    update('approvals-filter-merchant', 1);
-    await settle();
+    await chooseIn(wrapper, 'approvals-filter-state', null);
+    await chooseIn(wrapper, 'approvals-filter-merchant', 1);
     expect(fake.callsOf('listApprovals')).toEqual([
       { page: 1, limit: 20, state: 'pending' },
       { page: 1, limit: 20 },

@@ -6,8 +6,6 @@
  * cells, Beijing times) — formatted by src-shared/csv/audit-csv.ts.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { VueWrapper } from '@vue/test-utils';
-import { NSelect } from 'naive-ui';
 import AuditPage from '../../../src-renderer/views/audit/index.vue';
 import { emptyAuditFilters, toAuditRequest } from '../../../src-renderer/views/audit/modules/audit-filters';
 import { CSV_BOM } from '../../../src-shared/csv/csv';
@@ -17,11 +15,10 @@ import type { AuditEntryView } from '../../../src-shared/schemas/accounts';
 import { fakeBridge } from '../support/fake-bridge';
 import { MERCHANT, sessionOf } from '../support/fixtures';
 import { mountPage, settle, typeInto, unmountAll, waitFor } from '../support/mount-page';
+import { downloads } from '../support/downloads';
+import { chooseIn } from '../support/interact';
 
-const downloads = vi.hoisted(() => [] as { filename: string; text: string }[]);
-vi.mock('../../../src-renderer/utils/download', () => ({
-  downloadText: (filename: string, text: string) => downloads.push({ filename, text }),
-}));
+vi.mock('../../../src-renderer/utils/download', () => import('../support/downloads'));
 
 afterEach(() => {
   unmountAll();
@@ -62,13 +59,6 @@ function trail(count: number, extra: (id: number) => Partial<AuditEntryView> = (
   };
 }
 
-function choose(w: VueWrapper, dataTest: string, value: unknown): void {
-  const select = w.findAllComponents(NSelect).find((c) => c.attributes('data-test') === dataTest);
-  if (!select) throw new Error(`no select [data-test="${dataTest}"]`);
-  const handlers = select.vm.$.vnode.props?.['onUpdate:value'] as ((v: unknown) => void) | ((v: unknown) => void)[];
-  for (const handler of Array.isArray(handlers) ? handlers : [handlers]) handler(value);
-}
-
 const AUDITOR = sessionOf('finance');
 
 describe('audit page', () => {
@@ -99,9 +89,9 @@ describe('audit page', () => {
     await typeInto(wrapper, 'audit-filter-account', 'fiona');
     await wrapper.find('[data-test="audit-filter-search"]').trigger('click');
     await settle();
-    choose(wrapper, 'audit-filter-action', 'approval.approve');
+    await chooseIn(wrapper, 'audit-filter-action', 'approval.approve');
     await settle();
-    choose(wrapper, 'audit-filter-merchant', 1);
+    await chooseIn(wrapper, 'audit-filter-merchant', 1);
     await settle();
     expect(fake.callsOf('listAuditLog').slice(1)).toEqual([
       { limit: 50, account_login: 'fiona' },

@@ -13,11 +13,10 @@ import type { OrderExportRow } from '../../../src-shared/schemas/console';
 import { fakeBridge } from '../support/fake-bridge';
 import { MERCHANT } from '../support/fixtures';
 import { mountPage, settle, unmountAll, waitFor } from '../support/mount-page';
+import { downloads } from '../support/downloads';
+import { clickOn } from '../support/interact';
 
-const downloads = vi.hoisted(() => [] as { filename: string; text: string }[]);
-vi.mock('../../../src-renderer/utils/download', () => ({
-  downloadText: (filename: string, text: string) => downloads.push({ filename, text }),
-}));
+vi.mock('../../../src-renderer/utils/download', () => import('../support/downloads'));
 
 afterEach(() => {
   unmountAll();
@@ -62,12 +61,16 @@ function exporter(gate?: Promise<void>) {
   };
 }
 
-const LIST = () => ({ list: [1, 2, 3, 4].map(listRow), total: 4, page: 1, limit: 20 });
-
-function click(dataTest: string): void {
-  const el = document.querySelector<HTMLElement>(`[data-test="${dataTest}"]`);
-  if (!el) throw new Error(`no [data-test="${dataTest}"]`);
-  el.click();
+/** The orders page with four orders, its export started and held while the second chunk is under way. */
+async function exportHeldAtSecondChunk() {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const fake = fakeBridge({ listMerchants: () => [MERCHANT], listOrders: () => ({ list: [1, 2, 3, 4].map(listRow), total: 4, page: 1, limit: 20 }), exportOrders: exporter(gate) });
+  await mountPage(OrdersPage, { bridge: fake.bridge, merchantId: 1 });
+  await settle();
+  await clickOn('export-csv');
+  const progress = await waitFor(() => document.querySelector('[data-test="export-progress"]'));
+  return { fake, progress, open };
 }
 
 describe('orders CSV export', () => {
@@ -75,20 +78,14 @@ describe('orders CSV export', () => {
     const fake = fakeBridge({ listMerchants: () => [MERCHANT], listOrders: () => ({ list: [], total: 0, page: 1, limit: 20 }), exportOrders: exporter() });
     await mountPage(OrdersPage, { bridge: fake.bridge, merchantId: 1 });
     await settle();
-    click('export-csv');
+    await clickOn('export-csv');
     await settle();
     expect(fake.callsOf('exportOrders')).toEqual([]);
     expect(document.body.textContent).toContain('No orders match the current filters');
   });
 
   it('pulls every chunk with the applied filters, shows rows done of the total and saves one file', async () => {
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    const fake = fakeBridge({ listMerchants: () => [MERCHANT], listOrders: LIST, exportOrders: exporter(gate) });
-    await mountPage(OrdersPage, { bridge: fake.bridge, merchantId: 1 });
-    await settle();
-    click('export-csv');
-    const progress = await waitFor(() => document.querySelector('[data-test="export-progress"]'));
+    const { fake, progress, open } = await exportHeldAtSecondChunk();
     expect(progress.textContent).toContain('Exporting 2/4');
     open();
     await waitFor(() => downloads.length > 0);
@@ -108,13 +105,7 @@ describe('orders CSV export', () => {
   });
 
   it('stops between chunks when cancelled', async () => {
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    const fake = fakeBridge({ listMerchants: () => [MERCHANT], listOrders: LIST, exportOrders: exporter(gate) });
-    await mountPage(OrdersPage, { bridge: fake.bridge, merchantId: 1 });
-    await settle();
-    click('export-csv');
-    const progress = await waitFor(() => document.querySelector('[data-test="export-progress"]'));
+    const { fake, progress, open } = await exportHeldAtSecondChunk();
     [...progress.querySelectorAll<HTMLButtonElement>('button')].find((b) => b.textContent?.trim() === 'Cancel export')!.click();
     open();
     await waitFor(() => document.body.textContent?.includes('Export cancelled'));

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { VueWrapper } from '@vue/test-utils';
-import { NSelect } from 'naive-ui';
 import { IDBFactory } from 'fake-indexeddb';
 import SellOrder from '../../../src-renderer/views/sell-order/index.vue';
 import { createRegionCacheStore } from '../../../src-renderer/region-cache/region-cache';
@@ -13,6 +12,7 @@ import { approval, channel, MERCHANT, OWNER_SESSION } from '../support/fixtures'
 
 const sessionAfter = () => OWNER_SESSION;
 import { feedbackTexts, mountPage, settle, submitForm, typeInto, unmountAll } from '../support/mount-page';
+import { chooseIn } from '../support/interact';
 
 const TREE: RegionTree = {
   北京市: { val: '110000', items: { 北京市: { val: '110100', items: { 东城区: '110101' } } } },
@@ -66,21 +66,6 @@ beforeEach(() => {
 });
 afterEach(unmountAll);
 
-/**
- * Chooses a value in a Naive UI select as its menu would. happy-dom has no
- * layout, so the select's virtual option list renders no items to click;
- * the select's own update handlers are called instead (v-model and @update).
- */
-async function choose(w: VueWrapper, dataTest: string, value: string | number): Promise<void> {
-  const select = w.findAllComponents(NSelect).find((c) => c.attributes('data-test') === dataTest);
-  if (!select) throw new Error(`no select [data-test="${dataTest}"]`);
-  const options = select.props('options') as { value: string | number }[];
-  if (!options.some((o) => o.value === value)) throw new Error(`[data-test="${dataTest}"] offers no ${value}: ${JSON.stringify(options)}`);
-  const handlers = select.vm.$.vnode.props?.['onUpdate:value'] as ((v: unknown) => void) | ((v: unknown) => void)[];
-  for (const handler of Array.isArray(handlers) ? handlers : [handlers]) handler(value);
-  await settle();
-}
-
 /** Fills every alpha field validly: a long-term resident ID, and the given card type and bank province/city. */
 async function fillAlpha(w: VueWrapper, card: { type: string; province: string; city: string }): Promise<void> {
   await typeInto(w, 'pd-name', '李四');
@@ -89,11 +74,11 @@ async function fillAlpha(w: VueWrapper, card: { type: string; province: string; 
   await settle();
   await typeInto(w, 'pd-begin', '2020-03-07');
   await typeInto(w, 'pd-mobile', '13912345678');
-  await choose(w, 'card-type', card.type);
+  await chooseIn(w, 'card-type', card.type);
   await typeInto(w, 'card-name', '李四');
   await typeInto(w, 'card-no', '6222020200112233445');
-  await choose(w, 'card-province', card.province);
-  await choose(w, 'card-city', card.city);
+  await chooseIn(w, 'card-province', card.province);
+  await chooseIn(w, 'card-city', card.city);
 }
 
 describe('new sell order form', () => {
@@ -102,7 +87,7 @@ describe('new sell order form', () => {
     wrapper = await mountPage(SellOrder, { bridge: fake.bridge, merchantId: 1 });
     await settle();
     expect(wrapper.find('[data-test="sell-available"]').text()).toContain('101.30');
-    await choose(wrapper, 'field-channel', 2);
+    await chooseIn(wrapper, 'field-channel', 2);
     // 100.01 + 0.60 service + 0.20 channel + 0.50 deposit = 101.31 > 101.30
     await typeInto(wrapper, 'field-amount', '100.01');
     await submitForm(wrapper);
@@ -187,7 +172,7 @@ describe('new sell order form', () => {
     const fake = fakeBridge(handlers({ requestWithdrawal: () => ({ done: null, approval: request }), getSession: () => sessionAfter() }));
     wrapper = await mountPage(SellOrder, { bridge: fake.bridge, merchantId: 1 });
     await settle();
-    await choose(wrapper, 'field-channel', 2);
+    await chooseIn(wrapper, 'field-channel', 2);
     await typeInto(wrapper, 'field-amount', '50');
     await submitForm(wrapper);
 

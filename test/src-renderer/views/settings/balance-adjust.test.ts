@@ -5,7 +5,6 @@
  * an adjustment that waits for a second person's approval shows the request.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { flushPromises } from '@vue/test-utils';
 import BalanceAdjust from '../../../../src-renderer/views/settings/modules/balance-adjust.vue';
 import { consoleApiContract, type ConsoleRequest } from '../../../../src-shared/console-api/contract';
 import { fakeBridge, ServiceError } from '../../support/fake-bridge';
@@ -13,20 +12,11 @@ import { approval, MERCHANT, OWNER_SESSION } from '../../support/fixtures';
 
 const sessionOfOwner = () => OWNER_SESSION;
 import { mountPage, settle, unmountAll } from '../../support/mount-page';
+import { typeIn } from '../../support/interact';
 
 afterEach(unmountAll);
 
 const BALANCES = { available: 100_000, frozen: 0, deposit: 0 };
-
-/** The form lives in a modal (teleported to the body), so it is driven through the document. */
-async function type(dataTest: string, text: string): Promise<void> {
-  const input = document.querySelector<HTMLInputElement>(`[data-test="${dataTest}"] input`);
-  if (!input) throw new Error(`no input under [data-test="${dataTest}"]`);
-  input.value = text;
-  input.dispatchEvent(new Event('input'));
-  input.dispatchEvent(new Event('blur'));
-  await flushPromises();
-}
 
 async function submit(): Promise<void> {
   const form = document.querySelector('.n-modal form');
@@ -49,8 +39,8 @@ describe('balance adjustment form', () => {
       },
     });
     await mountPage(BalanceAdjust, { bridge: fake.bridge, props: { merchant: { ...MERCHANT } } });
-    await type('adjust-amount', '100.5');
-    await type('adjust-reason', 'top-up by bank transfer');
+    await typeIn('adjust-amount', '100.5');
+    await typeIn('adjust-reason', 'top-up by bank transfer');
 
     await submit();
     expect(document.body.textContent).toContain('socket hang up');
@@ -60,8 +50,8 @@ describe('balance adjustment form', () => {
     expect(document.body.textContent).toContain('Balance adjusted');
 
     // The next adjustment is another one.
-    await type('adjust-amount', '-20');
-    await type('adjust-reason', 'fee correction');
+    await typeIn('adjust-amount', '-20');
+    await typeIn('adjust-reason', 'fee correction');
     await submit();
 
     const calls = fake.callsOf('adjustBalance');
@@ -84,8 +74,8 @@ describe('balance adjustment form', () => {
     });
     for (let i = 0; i < 2; i++) {
       await mountPage(BalanceAdjust, { bridge: fake.bridge, props: { merchant: { ...MERCHANT } } });
-      await type('adjust-amount', '5');
-      await type('adjust-reason', 'same text');
+      await typeIn('adjust-amount', '5');
+      await typeIn('adjust-reason', 'same text');
       await submit();
       unmountAll();
     }
@@ -106,8 +96,8 @@ describe('balance adjustment form', () => {
     });
     const fake = fakeBridge({ getBalances: () => BALANCES, adjustBalance: () => ({ done: null, approval: request }), getSession: () => sessionOfOwner() });
     await mountPage(BalanceAdjust, { bridge: fake.bridge, props: { merchant: { ...MERCHANT } } });
-    await type('adjust-amount', '100.5');
-    await type('adjust-reason', 'top-up by bank transfer');
+    await typeIn('adjust-amount', '100.5');
+    await typeIn('adjust-reason', 'top-up by bank transfer');
     await submit();
 
     const pending = document.querySelector('[data-test="approval-pending"]');
@@ -122,8 +112,8 @@ describe('balance adjustment form', () => {
 
     (document.querySelector('[data-test="adjust-another"]') as HTMLButtonElement).click();
     await settle();
-    await type('adjust-amount', '5');
-    await type('adjust-reason', 'another');
+    await typeIn('adjust-amount', '5');
+    await typeIn('adjust-reason', 'another');
     await submit();
     const keys = fake.callsOf('adjustBalance').map((c) => c.idempotency_key);
     expect(keys).toHaveLength(2);

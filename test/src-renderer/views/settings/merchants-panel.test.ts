@@ -7,36 +7,13 @@
  * type only.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { flushPromises } from '@vue/test-utils';
 import MerchantsPanel from '../../../../src-renderer/views/settings/modules/merchants-panel.vue';
 import { fakeBridge } from '../../support/fake-bridge';
 import { approval, MERCHANT, OWNER_SESSION, sessionOf } from '../../support/fixtures';
 import { mountPage, settle, unmountAll, waitForElement } from '../../support/mount-page';
+import { clickOn, confirmDialog, typeIn } from '../../support/interact';
 
 afterEach(unmountAll);
-
-async function type(dataTest: string, text: string): Promise<void> {
-  const input = document.querySelector<HTMLInputElement>(`[data-test="${dataTest}"] input`);
-  if (!input) throw new Error(`no input under [data-test="${dataTest}"]`);
-  input.value = text;
-  input.dispatchEvent(new Event('input'));
-  input.dispatchEvent(new Event('blur'));
-  await flushPromises();
-}
-
-async function click(selector: string): Promise<void> {
-  const el = document.querySelector<HTMLElement>(selector);
-  if (!el) throw new Error(`no ${selector}`);
-  el.click();
-  await settle();
-}
-
-async function confirmDialog(text: string): Promise<void> {
-  const button = [...document.querySelectorAll<HTMLButtonElement>('.n-dialog button')].find((b) => b.textContent?.trim() === text);
-  if (!button) throw new Error(`no dialog button "${text}"`);
-  button.click();
-  await settle();
-}
 
 describe('merchants tab', () => {
   it('a new API secret is requested for approval and shown as waiting', async () => {
@@ -44,7 +21,7 @@ describe('merchants tab', () => {
     const fake = fakeBridge({ listMerchants: () => [MERCHANT], rotateMerchantSecret: () => ({ done: null, approval: request }), getSession: () => OWNER_SESSION });
     await mountPage(MerchantsPanel, { bridge: fake.bridge });
     await settle();
-    await click('[data-test="rotate-secret"]');
+    await clickOn('rotate-secret');
     await confirmDialog('Rotate secret');
     expect(fake.callsOf('rotateMerchantSecret')).toEqual([{ merchant_id: 1 }]);
     const pending = await waitForElement('[data-test="rotate-pending"] [data-test="approval-pending"]');
@@ -56,7 +33,7 @@ describe('merchants tab', () => {
     const fake = fakeBridge({ listMerchants: () => [MERCHANT], rotateMerchantSecret: () => ({ done: { ...MERCHANT, api_secret: 'sk_rotated' }, approval: null }) });
     await mountPage(MerchantsPanel, { bridge: fake.bridge });
     await settle();
-    await click('[data-test="rotate-secret"]');
+    await clickOn('rotate-secret');
     await confirmDialog('Rotate secret');
     expect((await waitForElement('[data-test="api-secret"]')).textContent).toBe('sk_rotated');
   });
@@ -70,11 +47,11 @@ describe('merchants tab', () => {
     await settle();
     expect(document.querySelector('[data-test="merchant-thresholds"]')!.textContent).toBe('console 5,000.00 · API never');
 
-    await click('[data-test="merchant-limits-open"]');
+    await clickOn('merchant-limits-open');
     expect(document.querySelector<HTMLInputElement>('[data-test="limits-console"] input')!.value).toBe('5000.00');
-    await type('limits-console', '0');
-    await type('limits-api', '10000');
-    await click('[data-test="limits-save"]');
+    await typeIn('limits-console', '0');
+    await typeIn('limits-api', '10000');
+    await clickOn('limits-save');
     expect(fake.callsOf('updateMerchantLimits')).toEqual([{ id: 1, console_withdrawal_threshold: '0', api_withdrawal_threshold: '10000' }]);
     expect(document.querySelector('[data-test="merchant-limits"]')).toBeNull();
     expect(document.querySelector('[data-test="merchant-thresholds"]')!.textContent).toBe('console 0.00 · API 10,000.00');
@@ -87,14 +64,14 @@ describe('merchants tab', () => {
     });
     await mountPage(MerchantsPanel, { bridge: fake.bridge, session: sessionOf('developer') });
     await settle();
-    await click('[data-test="merchant-developer-open"]');
-    await type('developer-callback-url', 'ftp://nope');
-    await click('[data-test="developer-save"]');
+    await clickOn('merchant-developer-open');
+    await typeIn('developer-callback-url', 'ftp://nope');
+    await clickOn('developer-save');
     expect(fake.callsOf('updateMerchantDeveloperSettings')).toEqual([]);
     expect(document.querySelector('[data-test="merchant-developer"]')!.textContent).toContain('The callback URL must start with http:// or https://');
 
-    await type('developer-callback-url', 'https://shop.example.com/notify');
-    await click('[data-test="developer-save"]');
+    await typeIn('developer-callback-url', 'https://shop.example.com/notify');
+    await clickOn('developer-save');
     expect(fake.callsOf('updateMerchantDeveloperSettings')).toEqual([{ merchant_id: 1, callback_url: 'https://shop.example.com/notify', sign_type: 'hmac-sha256' }]);
   });
 
@@ -107,17 +84,17 @@ describe('merchants tab', () => {
     });
     await mountPage(MerchantsPanel, { bridge: fake.bridge, session: sessionOf('finance') });
     await settle();
-    await click('[data-test="payment-methods-open"]');
+    await clickOn('payment-methods-open');
     await waitForElement('[data-test="payment-methods"] [data-test="payment-method-enabled"]');
     expect(document.querySelector('[data-test="payment-methods"]')!.textContent).toContain('622202*********3445');
-    await click('[data-test="payment-method-enabled"]');
+    await clickOn('payment-method-enabled');
     expect(fake.callsOf('setPaymentMethodEnabled')).toEqual([{ merchant_id: 1, id: 3, enabled: false }]);
     unmountAll();
 
     // A viewer sees them, without the switch.
     await mountPage(MerchantsPanel, { bridge: fake.bridge, session: sessionOf('viewer') });
     await settle();
-    await click('[data-test="payment-methods-open"]');
+    await clickOn('payment-methods-open');
     await waitForElement('[data-test="payment-methods"] tbody tr');
     expect(document.querySelector('[data-test="payment-method-enabled"]')).toBeNull();
   });
