@@ -9,9 +9,12 @@ import { ref, type Ref } from 'vue';
 import type { FormInst } from 'naive-ui';
 import { useErrorToast, type ServerFieldErrors } from '../composables/use-api-error';
 
+/** What a submit needs of a form: its rules' check (an NForm, or a FormModal around one). */
+export type CheckableForm = Pick<FormInst, 'validate'>;
+
 export interface FormSubmitOptions {
   /** The NForm (or FormModal) whose rules must pass first; none for a plain action button. */
-  form?: Ref<Pick<FormInst, 'validate'> | null>;
+  form?: Ref<CheckableForm | null>;
   /** The form's inline service errors (useServerFieldErrors): cleared on submit, filled from a field error. */
   fieldErrors?: Pick<ServerFieldErrors<string>, 'apply' | 'clear'>;
   /** The local rules failed (the fields already say which); e.g. a "fix the marked fields" hint. */
