@@ -331,8 +331,6 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   /** Settles when the commit that waits for its WAL sync is durable (or its sync failed); null while none waits. */
   let syncGate: Promise<void> | null = null;
   let walFd: number | undefined;
-  /** Acknowledgements of durable batches under way (they overlap the next batch). */
-  let acks: Promise<void> = Promise.resolve();
 
   // Reads one at a time on the reader: each holds its own snapshot for its whole unit of work.
   let readQueue: Promise<unknown> = Promise.resolve();
@@ -458,17 +456,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     stats.commits++;
     stats.writes += batch.length;
     stats.largestBatch = Math.max(stats.largestBatch, batch.length);
-    // The next batch may begin now (this one is durable); the acknowledgements
-    // go on beside it, in batch order.
-    acks = acks.then(() => acknowledge(batch, outcomes));
-  }
-
-  /**
-   * Acknowledged in slices: each unit's continuation (its answer serialised
-   * and written) runs before the next slice, so a large batch does not
-   * answer everyone in one long stretch of the event loop.
-   */
-  async function acknowledge(batch: Job[], outcomes: { ok: boolean; value: unknown; hooks: (() => void)[] }[]): Promise<void> {
+    // Acknowledged in slices too: each unit's continuation (its answer
+    // serialised and written) runs before the next slice, so a large batch
+    // does not answer everyone in one long stretch of the event loop.
     let chunk = 1;
     for (let i = 0; i < batch.length; ) {
       const start = performance.now();
@@ -561,7 +551,6 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       if (closed) return;
       closed = true;
       await flush();
-      await acks;
       await readQueue;
       // Before SQLite closes (and may delete) the WAL file.
       if (walFd !== undefined) fs.closeSync(walFd);
