@@ -387,6 +387,7 @@ describe('authentication', () => {
       [signed({ timestamp: clock.now() + 301 }), 'timestamp: later than the allowed 300 s'],
       [signed({}, 'sk_wrong'), 'signature: does not match'],
       [{ ...signed(), limit: 5 }, 'signature: does not match'], // a member added after signing
+      [signed({ api_key: `mk_${'a'.repeat(5000)}` }), 'api_key: unknown or disabled'], // far longer than any key: no lookup, no nonce row
     ];
     for (const [body, msg] of cases) {
       const res = await post(body);
@@ -394,6 +395,11 @@ describe('authentication', () => {
       expect(res.body.msg).toContain(msg);
       expect(res.body.data).toBeNull();
     }
+    // The nonce is recorded with the merchant's lookup (one statement on PostgreSQL): every refusal undoes it.
+    expect(await rowCount(service, 'nonces')).toBe(0);
+    const refusedFirst = signed();
+    expect((await post({ ...refusedFirst, signature: computeSignature(refusedFirst as never, 'sk_wrong') })).status).toBe(401);
+    expect((await post(refusedFirst)).body.code).toBe(1); // its nonce was still unused
 
     expect((await post(signed({ timestamp: clock.now() - 300 }))).body.code).toBe(1);
     expect((await post(signed({ timestamp: clock.now() + 300 }))).body.code).toBe(1);
