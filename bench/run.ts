@@ -608,6 +608,31 @@ async function main(): Promise<void> {
       otherPgs.push(copy);
       otherUrls.push(copy.url);
     }
+    // The limit reference and the two-instance scenario write orders too: each gets a copy of the
+    // seeded store of its own, so every serve measured (this checkout and the others) lists only the
+    // orders it created itself, and deep pages compare like with like.
+    let limitStore: { dir: string; url: string | undefined } | undefined;
+    const limitStoreOnce = async () => {
+      if (!limitStore) {
+        if (engine === 'postgres') {
+          const copy = await startPostgresCopy(pgTemplateDir!, path.join(dataRoot, 'pg-run-limit'));
+          otherPgs.push(copy);
+          limitStore = { dir: '', url: copy.url };
+        } else {
+          limitStore = { dir: freshRunDir(template.dir, 'run-limit'), url: undefined };
+        }
+      }
+      return limitStore;
+    };
+    let x2Url: string | undefined;
+    const x2UrlOnce = async () => {
+      if (x2Url === undefined) {
+        const copy = await startPostgresCopy(pgTemplateDir!, path.join(dataRoot, 'pg-run-x2'));
+        otherPgs.push(copy);
+        x2Url = copy.url;
+      }
+      return x2Url;
+    };
     const credentialsFile = path.join(dataRoot, 'reference-credentials.json');
     fs.writeFileSync(credentialsFile, JSON.stringify(manifest.merchant_credentials), { mode: 0o600 });
     const serveOptions = (label: string) => ({
@@ -636,14 +661,14 @@ async function main(): Promise<void> {
         // Several settings (e.g. --reference-commit wal-sync,full) give one limit reference each; the fastest is the limit.
         const variants =
           engine === 'postgres'
-            ? opts['pg-pool']!.split(',').map((pool) => ({ label: `pool ${pool}`, args: ['--database-url', databaseUrl!, '--pool', pool] }))
-            : opts['reference-commit']!.split(',').map((commit) => ({ label: commit, args: ['--data-dir', runDir, '--commit', commit] }));
+            ? opts['pg-pool']!.split(',').map((pool) => ({ label: `pool ${pool}`, args: (s: { url: string | undefined }) => ['--database-url', s.url!, '--pool', pool] }))
+            : opts['reference-commit']!.split(',').map((commit) => ({ label: commit, args: (s: { dir: string }) => ['--data-dir', s.dir, '--commit', commit] }));
         for (const v of variants) {
           targets.push({
             name: `limit reference (${v.label})`,
             kind: 'limit',
             manifest,
-            start: async (label) => [await startTsxChild('limit-reference.ts', ['--credentials', credentialsFile, ...v.args], label)],
+            start: async (label) => [await startTsxChild('limit-reference.ts', ['--credentials', credentialsFile, ...v.args(await limitStoreOnce())], label)],
           });
         }
       }
@@ -661,7 +686,11 @@ async function main(): Promise<void> {
           name: `serve ×2 instances (${self.label})`,
           kind: 'serve',
           manifest,
-          start: async (label) => Promise.all([startServe(self, runDir, serveOptions(`${label}-a`)), startServe(self, secondDir, serveOptions(`${label}-b`))]),
+          start: async (label) => {
+            const url = await x2UrlOnce();
+            const options = (l: string) => ({ ...serveOptions(l), databaseUrl: url });
+            return Promise.all([startServe(self, runDir, options(`${label}-a`)), startServe(self, secondDir, options(`${label}-b`))]);
+          },
         });
       }
       if (wanted.has('others')) otherData.forEach(({ other, manifest: otherManifest }, i) => {

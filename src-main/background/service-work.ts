@@ -23,6 +23,9 @@ import type { RequestAuthService } from '../services/request-auth-service';
 import { createCallbackDispatcher, type CallbackDispatcherOptions } from './callback-dispatcher';
 import { createOrderWorker, type OrderWorkReport } from './order-worker';
 
+/** Rows per table a purge step removes: about 5 ms of deletes on SQLite (docs/decisions.md, "Purges in steps"). */
+export const PURGE_STEP = 500;
+
 export interface WorkReport {
   orders: OrderWorkReport;
   /** Callback attempts made (successful or not). */
@@ -127,14 +130,30 @@ export function createServiceWork(deps: ServiceWorkDeps) {
     /**
      * Removes what has expired: nonces, console login tokens and sessions,
      * idempotency keys. One instance at a time does it (the others skip).
+     * Nonces and idempotency keys go in steps of at most PURGE_STEP rows per
+     * table, each its own unit of work: after a busy hour there may be
+     * hundreds of thousands, and on SQLite one DELETE of them all held the
+     * event loop for seconds (docs/decisions.md, "Purges in steps").
      */
     async purgeExpired(): Promise<{ purged: number; skipped: boolean }> {
-      return deps.store.write(async (tx) => {
-        if (!(await deps.clusterLocks.tryLock(tx, 'purge'))) return { purged: 0, skipped: true };
-        const purged =
-          (await deps.requestAuth.purgeExpiredNonces(tx)) + (await deps.consoleAuth.purgeExpired(tx)) + (await deps.idempotency.purgeExpired(tx));
-        return { purged, skipped: false };
-      });
+      let purged = 0;
+      for (let step = 0; ; step++) {
+        const r = await deps.store.write(
+          async (tx) => {
+            if (!(await deps.clusterLocks.tryLock(tx, 'purge'))) return undefined;
+            const nonces = await deps.requestAuth.purgeExpiredNonces(tx, PURGE_STEP);
+            const keys = await deps.idempotency.purgeExpired(tx, PURGE_STEP);
+            // Sessions, login tokens and throttle rows: a handful per person, once per purge.
+            const consoleRows = step === 0 ? await deps.consoleAuth.purgeExpired(tx) : 0;
+            return { removed: nonces + keys + consoleRows, more: nonces === PURGE_STEP || keys === PURGE_STEP };
+          },
+          // What a crash forgets to remove is removed by the next purge.
+          { durable: false },
+        );
+        if (r === undefined) return { purged, skipped: step === 0 };
+        purged += r.removed;
+        if (!r.more) return { purged, skipped: false };
+      }
     },
 
     /**

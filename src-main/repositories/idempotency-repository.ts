@@ -35,8 +35,13 @@ export function createIdempotencyRepository() {
     async complete(tx: WriteTx, merchantId: number, key: string, response: string, orderId: number | null): Promise<void> {
       await tx.run('UPDATE idempotency_keys SET response = ?, order_id = ? WHERE merchant_id = ? AND idem_key = ?', [response, orderId, merchantId, key]);
     },
-    purgeExpired(tx: WriteTx, now: number): Promise<number> {
-      return tx.run('DELETE FROM idempotency_keys WHERE expires_at <= ?', [now]);
+    /** Removes up to `limit` expired keys, oldest first (a bounded step: see service-work's purge). */
+    purgeExpired(tx: WriteTx, now: number, limit: number): Promise<number> {
+      return tx.run(
+        `DELETE FROM idempotency_keys WHERE (merchant_id, idem_key) IN
+           (SELECT merchant_id, idem_key FROM idempotency_keys WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`,
+        [now, limit],
+      );
     },
   };
 }

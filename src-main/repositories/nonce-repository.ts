@@ -43,8 +43,12 @@ export function createNonceRepository() {
      * first's commit and then inserts nothing, so one nonce is accepted once.
      */
     consume,
-    purgeExpired(tx: WriteTx, now: number): Promise<number> {
-      return tx.run('DELETE FROM nonces WHERE expires_at < ?', [now]);
+    /** Removes up to `limit` expired pairs, oldest first (a bounded step: see service-work's purge). */
+    purgeExpired(tx: WriteTx, now: number, limit: number): Promise<number> {
+      return tx.run(
+        'DELETE FROM nonces WHERE (api_key, nonce) IN (SELECT api_key, nonce FROM nonces WHERE expires_at < ? ORDER BY expires_at LIMIT ?)',
+        [now, limit],
+      );
     },
   };
 }

@@ -113,8 +113,9 @@ export function createIdempotencyService({ clock, idempotency }: { clock: Clock;
       if (row) await idempotency.complete(tx, merchantId, key, answer, row.order_id);
     },
 
-    purgeExpired(tx: WriteTx): Promise<number> {
-      return idempotency.purgeExpired(tx, clock.now());
+    /** Removes up to `limit` expired keys. */
+    purgeExpired(tx: WriteTx, limit: number): Promise<number> {
+      return idempotency.purgeExpired(tx, clock.now(), limit);
     },
   };
 }

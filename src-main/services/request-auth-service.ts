@@ -85,8 +85,9 @@ export function createRequestAuthService({ clock, nonces, merchants }: RequestAu
       if (!req.nonceFresh) throw authError(ErrorCode.AUTH_NONCE_REUSED, 'nonce: already used with this api_key');
     },
 
-    purgeExpiredNonces(tx: WriteTx): Promise<number> {
-      return nonces.purgeExpired(tx, clock.now());
+    /** Removes up to `limit` nonces whose timestamps can no longer be accepted. */
+    purgeExpiredNonces(tx: WriteTx, limit: number): Promise<number> {
+      return nonces.purgeExpired(tx, clock.now(), limit);
     },
   };
 }

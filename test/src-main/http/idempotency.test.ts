@@ -88,7 +88,7 @@ describe('createOrder Idempotency-Key', () => {
     const fresh = await create({ ...BUY, paychannel_id: m.channels.beta }, 'shared-key');
     expect(fresh.replayed).toBeNull();
     expect(fresh.json.data!.order_no).not.toBe(a.json.data!.order_no);
-    expect(await write(service, (tx) => service.services.idempotency.purgeExpired(tx))).toBe(1); // the other merchant's
+    expect(await write(service, (tx) => service.services.idempotency.purgeExpired(tx, 100))).toBe(1); // the other merchant's
   });
 
   it('a refused first request stores nothing: the key can be used again', async () => {

@@ -426,7 +426,7 @@ describe('authentication', () => {
     const url = `${listener.url}${PREFIX}/getPayChannels`;
     expect((await rawPost(url, JSON.stringify(body))).body.code).toBe(1);
     clock.advance(599);
-    await write(service, (tx) => service.services.requestAuth.purgeExpiredNonces(tx));
+    await service.work.purgeExpired();
     expect((await rawPost(url, JSON.stringify(body))).body).toEqual({ code: 2005, msg: 'nonce: already used with this api_key', data: null });
   });
 

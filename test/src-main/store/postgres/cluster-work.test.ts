@@ -43,10 +43,10 @@ describe('purges with several instances on one database', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const purgeNonces = a.services.requestAuth.purgeExpiredNonces;
-    a.services.requestAuth.purgeExpiredNonces = async (tx) => {
+    a.services.requestAuth.purgeExpiredNonces = async (tx, limit) => {
       entered();
       await held;
-      return purgeNonces(tx);
+      return purgeNonces(tx, limit);
     };
     const first = a.work.purgeExpired();
     try {

@@ -1,0 +1,66 @@
+/**
+ * The purge of expired nonces and idempotency keys (service-work.ts): after a
+ * busy hour there are hundreds of thousands, so it removes them in bounded
+ * steps, each its own unit of work, and requests' writes go on between them
+ * (one DELETE of them all held SQLite's event loop for seconds). Both engines.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { PURGE_STEP } from '../../../src-main/background/service-work';
+import type { MerchantConsoleService } from '../../../src-main/service';
+import { manualClock, seedMerchant, testService } from '../../support/service-harness';
+
+const countOf = (service: MerchantConsoleService, table: 'nonces' | 'idempotency_keys') =>
+  service.store.read(async (tx) => (await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))!.n);
+
+async function seed(service: MerchantConsoleService, merchantId: number, now: number, expired: { nonces: number; keys: number }): Promise<void> {
+  await service.store.write(async (tx) => {
+    for (let i = 0; i < expired.nonces; i++) {
+      await tx.run('INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?)', [`mk_${i % 7}`, `old-${i}`, now - 1 - (i % 50)]);
+    }
+    for (let i = 0; i < 3; i++) await tx.run('INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?)', ['mk_0', `fresh-${i}`, now + 600]);
+    const key = 'INSERT INTO idempotency_keys (merchant_id, idem_key, request_hash, response, order_id, createtime, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)';
+    for (let i = 0; i < expired.keys; i++) await tx.run(key, [merchantId, `old-${i}`, 'h', '{}', null, now - 86_400, now - (i % 30)]);
+    for (let i = 0; i < 2; i++) await tx.run(key, [merchantId, `fresh-${i}`, 'h', '{}', null, now, now + 3600]);
+  });
+}
+
+describe('purge of expired nonces and idempotency keys', () => {
+  it('removes every expired row in steps of at most PURGE_STEP per table, each its own unit of work, and keeps the rest', async () => {
+    const clock = manualClock(1_800_000_000);
+    const service = await testService({ clock });
+    const m = await seedMerchant(service);
+    const expired = { nonces: 2 * PURGE_STEP + 7, keys: PURGE_STEP + 3 };
+    await seed(service, m.id, clock.now(), expired);
+    const nonceStep = vi.spyOn(service.services.requestAuth, 'purgeExpiredNonces');
+    const write = vi.spyOn(service.store, 'write');
+
+    expect(await service.work.purgeExpired()).toEqual({ purged: expired.nonces + expired.keys, skipped: false });
+    // 500 + 500 + 7 nonces, 500 + 3 keys: three steps, three units of work.
+    expect(nonceStep.mock.results.length).toBe(3);
+    expect(await Promise.all(nonceStep.mock.results.map((r) => r.value))).toEqual([PURGE_STEP, PURGE_STEP, 7]);
+    expect(write).toHaveBeenCalledTimes(3);
+    expect(await countOf(service, 'nonces')).toBe(3);
+    expect(await countOf(service, 'idempotency_keys')).toBe(2);
+    // Nothing left: one step that removes nothing.
+    expect(await service.work.purgeExpired()).toEqual({ purged: 0, skipped: false });
+  });
+
+  it('lets a write that arrives meanwhile run between its steps, not after all of them', async () => {
+    const clock = manualClock(1_800_000_000);
+    const service = await testService({ clock });
+    const m = await seedMerchant(service);
+    // A busy minute's nonces (more than a step of any sensible size).
+    const backlog = 2_000;
+    await seed(service, m.id, clock.now(), { nonces: backlog, keys: 0 });
+
+    const purge = service.work.purgeExpired();
+    // Queued right behind the purge's first step: it runs before the purge is through.
+    const expiredSeenMeanwhile = await service.store.write(async (tx) => {
+      await tx.run('INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?)', ['mk_0', 'meanwhile', clock.now() + 600]);
+      return (await tx.get<{ n: number }>('SELECT count(*) AS n FROM nonces WHERE expires_at < ?', [clock.now()]))!.n;
+    });
+    expect(expiredSeenMeanwhile).toBeGreaterThan(0);
+    expect(await purge).toEqual({ purged: backlog, skipped: false });
+    expect(await countOf(service, 'nonces')).toBe(4);
+  });
+});
