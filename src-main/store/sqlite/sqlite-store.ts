@@ -488,6 +488,10 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
         while (pending.length > 0 && !failed) {
           const batch = pending.length > maxBatch ? pending.splice(0, maxBatch) : pending.splice(0);
           await runBatch(batch);
+          // The event loop turns between batches. Work done in steps (a purge, a sweep) queues its next
+          // unit from the last one's acknowledgement, a microtask: without this, a batch that needs no
+          // sync would follow the previous one at once, and a thousand steps held the loop for seconds.
+          if (pending.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
         }
       } finally {
         flushing = null;

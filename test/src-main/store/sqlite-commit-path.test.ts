@@ -236,6 +236,24 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
     }
   });
 
+  it('lets the event loop turn between batches when each unit is queued by the previous one’s acknowledgement (work in steps)', async () => {
+    const { store } = await openTestStore();
+    try {
+      // A purge or sweep in steps: the next unit is queued from the last one's continuation, a
+      // microtask. Batches of units that need no sync must still let timers and sockets in.
+      let timerFiredAtStep: number | undefined;
+      let step = 0;
+      setTimeout(() => (timerFiredAtStep = step), 0);
+      for (; step < 300; step++) await store.write((tx) => insert(tx, step), { durable: false });
+      // Without the turn the timer fires only after the last step (undefined here).
+      expect(timerFiredAtStep).toBeDefined();
+      expect(timerFiredAtStep!).toBeLessThan(300);
+      expect((await rows(store)).length).toBe(300);
+    } finally {
+      await closeStore(store);
+    }
+  });
+
   it('a second store of the same process waits for the write lock without stopping the loop the first one needs to let it go', async () => {
     // Two stores on one file in one process (two instances in a test, a tool
     // beside the service): A holds the write lock while its batch yields.
