@@ -63,6 +63,8 @@ export interface OrderListFilter {
 const DAY_SECONDS = 86_400;
 /** Below this offset a list page skips rows on the index instead of seeking by day counts. */
 const DEFAULT_SEEK_FROM_OFFSET = 200;
+/** Days read first when seeking a deep page without a time filter; each further read takes four times as many. */
+const FIRST_DAYS_CHUNK = 8;
 
 /**
  * A prefix search either takes the matching range of (merchant_id, order_no)
@@ -162,6 +164,8 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
     total: string;
     /** Orders per UTC day in [dayLo, dayHi], newest day first, in index order. */
     days: string;
+    /** The same, only the newest @limit days (read in growing chunks until the page's day is found). */
+    newestDays: string;
     /** Exact count in a createtime range (the days a time filter cuts). */
     countRange: string;
     /** One page: rows at or before `upTo` (and from `startTime`), newest first. */
@@ -188,6 +192,7 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
       s = {
         total: `SELECT coalesce(sum(n), 0) AS n FROM order_totals WHERE ${eq}`,
         days: `SELECT day, sum(n) AS n FROM order_counts WHERE ${eq} AND day BETWEEN @dayLo AND @dayHi GROUP BY day ORDER BY day DESC`,
+        newestDays: `SELECT day, sum(n) AS n FROM order_counts WHERE ${eq} AND day <= @dayHi GROUP BY day ORDER BY day DESC LIMIT @limit`,
         countRange: `SELECT count(*) AS n FROM orders WHERE ${eq} AND createtime BETWEEN @lo AND @hi`,
         page: `SELECT ${select} FROM orders WHERE ${eq} AND createtime <= @upTo ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`,
         pageFrom: `SELECT ${select} FROM orders WHERE ${eq} AND createtime BETWEEN @startTime AND @upTo ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`,
@@ -268,12 +273,20 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
         // Near the top, stepping over OFFSET index entries is cheaper than reading the days.
         seek = { upTo: Number.MAX_SAFE_INTEGER, before: 0 };
       } else {
-        for (const { day, n } of await tx.all<{ day: number; n: number }>(s.days, { ...eq, dayLo: 0, dayHi: Number.MAX_SAFE_INTEGER })) {
-          if (before + n > f.offset) {
-            seek = { upTo: day * DAY_SECONDS + DAY_SECONDS - 1, before };
-            break;
+        // Newest days first, only until the one holding `offset`: a few days' counts, not the whole history
+        // (reading every day cost a deep page more than its OFFSET did; docs/benchmarks.md).
+        let dayHi = Number.MAX_SAFE_INTEGER;
+        for (let chunk = FIRST_DAYS_CHUNK; seek === undefined; chunk *= 4) {
+          const days = await tx.all<{ day: number; n: number }>(s.newestDays, { ...eq, dayHi, limit: chunk });
+          for (const { day, n } of days) {
+            if (before + n > f.offset) {
+              seek = { upTo: day * DAY_SECONDS + DAY_SECONDS - 1, before };
+              break;
+            }
+            before += n;
           }
-          before += n;
+          if (days.length < chunk) break;
+          dayHi = days[days.length - 1]!.day - 1;
         }
       }
     } else {

@@ -153,6 +153,29 @@ describe('orderQueryList with maintained counters', () => {
     expect(serial).toBeGreaterThan(0);
   }, 120_000);
 
+  it('seeks a deep page across more days than the first reads of day counts hold (8, then 32, then 128 days)', async () => {
+    const service = await testService();
+    const m = await seedMerchant(service);
+    const orders = createOrderRepository({ seekFromOffset: 0 });
+    // 60 days with orders (two each, some days empty between them), so a page may lie past the 8th and the 40th day.
+    await write(service, async (tx) => {
+      let serial = 0;
+      for (let d = 0; d < 75; d++) {
+        if (d % 5 === 3) continue;
+        for (const at of [7, 3600]) await orders.insertReturning(tx, orderRow(m.id, m.channels.beta, 1, 'pending', (BASE_DAY + d) * DAY + at, serial++));
+      }
+    });
+    await read(service, async (tx) => {
+      for (let offset = 0; offset <= 125; offset += 3) {
+        const filter: OrderListFilter = { merchantId: m.id, offset, limit: 3 };
+        const naive = await orders.listNaive(tx, filter);
+        const fast = await orders.list(tx, filter);
+        expect(fast.total).toBe(120);
+        expect(fast.rows.map((r) => r.id)).toEqual(naive.rows.map((r) => r.id));
+      }
+    });
+  });
+
   it('answers a page past the end with the total and an empty list', async () => {
     const service = await testService();
     const m = await seedMerchant(service);
