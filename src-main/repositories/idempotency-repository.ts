@@ -35,12 +35,18 @@ export function createIdempotencyRepository() {
     async complete(tx: WriteTx, merchantId: number, key: string, response: string, orderId: number | null): Promise<void> {
       await tx.run('UPDATE idempotency_keys SET response = ?, order_id = ? WHERE merchant_id = ? AND idem_key = ?', [response, orderId, merchantId, key]);
     },
-    /** Removes up to `limit` expired keys, oldest first (a bounded step: see service-work's purge). */
+    /**
+     * Removes up to `limit` expired keys, oldest first (a bounded step: see service-work's purge).
+     * The outer `expires_at` test is not redundant: on PostgreSQL a key the subquery found expired may
+     * be taken over by `claim` meanwhile; the DELETE then waits for that commit and rechecks only its
+     * own WHERE on the new row, so without the test it would delete a live key (and a retry with it
+     * would create a second order).
+     */
     purgeExpired(tx: WriteTx, now: number, limit: number): Promise<number> {
       return tx.run(
-        `DELETE FROM idempotency_keys WHERE (merchant_id, idem_key) IN
+        `DELETE FROM idempotency_keys WHERE expires_at <= ? AND (merchant_id, idem_key) IN
            (SELECT merchant_id, idem_key FROM idempotency_keys WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`,
-        [now, limit],
+        [now, now, limit],
       );
     },
   };

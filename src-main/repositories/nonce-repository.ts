@@ -46,8 +46,9 @@ export function createNonceRepository() {
     /** Removes up to `limit` expired pairs, oldest first (a bounded step: see service-work's purge). */
     purgeExpired(tx: WriteTx, now: number, limit: number): Promise<number> {
       return tx.run(
-        'DELETE FROM nonces WHERE (api_key, nonce) IN (SELECT api_key, nonce FROM nonces WHERE expires_at < ? ORDER BY expires_at LIMIT ?)',
-        [now, limit],
+        // expires_at tested outside the subquery too, as for idempotency keys (a row is rechecked only against the outer WHERE).
+        'DELETE FROM nonces WHERE expires_at < ? AND (api_key, nonce) IN (SELECT api_key, nonce FROM nonces WHERE expires_at < ? ORDER BY expires_at LIMIT ?)',
+        [now, now, limit],
       );
     },
   };
