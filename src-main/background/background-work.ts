@@ -47,8 +47,16 @@ export function startBackgroundWork(service: MerchantConsoleService, options: Ba
 
   const unsubscribe = service.workSignal.subscribe(wake);
   const poll = setInterval(pass, pollIntervalMs);
+  // A purge of a large backlog runs in many steps: the next one starts only after it, and stop()
+  // ends it after its step under way instead of letting steps reach a closed store.
+  const purgeStop = new AbortController();
+  let purging: Promise<unknown> | null = null;
   const housekeeping = setInterval(() => {
-    service.work.purgeExpired().catch(onError);
+    if (purging) return;
+    purging = service.work
+      .purgeExpired(purgeStop.signal)
+      .catch(onError)
+      .finally(() => (purging = null));
   }, housekeepingIntervalMs);
   poll.unref();
   housekeeping.unref();
@@ -62,8 +70,10 @@ export function startBackgroundWork(service: MerchantConsoleService, options: Ba
       unsubscribe();
       clearInterval(poll);
       clearInterval(housekeeping);
+      purgeStop.abort();
       await service.work.stop();
       await inFlight;
+      await purging;
     },
   };
 }

@@ -134,10 +134,11 @@ export function createServiceWork(deps: ServiceWorkDeps) {
      * table, each its own unit of work: after a busy hour there may be
      * hundreds of thousands, and on SQLite one DELETE of them all held the
      * event loop for seconds (docs/decisions.md, "Purges in steps").
+     * An aborted `signal` ends it after the step under way (shutdown).
      */
-    async purgeExpired(): Promise<{ purged: number; skipped: boolean }> {
+    async purgeExpired(signal?: AbortSignal): Promise<{ purged: number; skipped: boolean }> {
       let purged = 0;
-      for (let step = 0; ; step++) {
+      for (let step = 0; !signal?.aborted; step++) {
         const r = await deps.store.write(
           async (tx) => {
             if (!(await deps.clusterLocks.tryLock(tx, 'purge'))) return undefined;
@@ -152,8 +153,9 @@ export function createServiceWork(deps: ServiceWorkDeps) {
         );
         if (r === undefined) return { purged, skipped: step === 0 };
         purged += r.removed;
-        if (!r.more) return { purged, skipped: false };
+        if (!r.more) break;
       }
+      return { purged, skipped: false };
     },
 
     /**
