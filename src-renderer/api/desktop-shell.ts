@@ -5,10 +5,10 @@
  * only where it is and the way back on a team server's page; absent in a
  * browser. Typed like the console API, failures as ConsoleApiError.
  */
-import { ConsoleApiError, TRANSPORT_ERROR_CODE } from '../../src-shared/console-api/client';
+import { unwrapEnvelope } from '../../src-shared/console-api/client';
 import type { DesktopShellRequest, DesktopShellResponse } from '../../src-shared/console-api/desktop-shell-contract';
 import { DESKTOP_SHELL_GLOBAL, DESKTOP_SHELL_METHODS, type DesktopShellMethod } from '../../src-shared/console-api/methods';
-import { SUCCESS_CODE, type Envelope } from '../../src-shared/errors';
+import type { Envelope } from '../../src-shared/errors';
 
 export type DesktopShellApi = { [M in DesktopShellMethod]: (request: DesktopShellRequest<M>) => Promise<DesktopShellResponse<M>> };
 /** What the preload gives: some of the methods (a team server's page gets two), each answering an envelope. */
@@ -25,17 +25,7 @@ export function createDesktopShellApi(bridge: DesktopShellBridge): Partial<Deskt
   const api: Partial<Record<DesktopShellMethod, (request: unknown) => Promise<unknown>>> = {};
   for (const method of DESKTOP_SHELL_METHODS) {
     const call = bridge[method];
-    if (typeof call !== 'function') continue;
-    api[method] = async (request) => {
-      let envelope: Envelope<unknown>;
-      try {
-        envelope = await call(request);
-      } catch (err) {
-        throw new ConsoleApiError(TRANSPORT_ERROR_CODE, err instanceof Error ? err.message : String(err));
-      }
-      if (envelope.code !== SUCCESS_CODE) throw new ConsoleApiError(envelope.code, envelope.msg);
-      return envelope.data;
-    };
+    if (typeof call === 'function') api[method] = unwrapEnvelope(call);
   }
   return api as Partial<DesktopShellApi>;
 }

@@ -34,21 +34,23 @@ export class ConsoleApiError extends Error {
 /** Transport failures (service unreachable) get this code. */
 export const TRANSPORT_ERROR_CODE = -1;
 
+/** One bridge call as a promise of its data: a transport failure or a refusal becomes a ConsoleApiError. */
+export function unwrapEnvelope(call: (request: unknown) => Promise<Envelope<unknown>>): (request: unknown) => Promise<unknown> {
+  return async (request) => {
+    let envelope: Envelope<unknown>;
+    try {
+      envelope = await call(request);
+    } catch (err) {
+      throw new ConsoleApiError(TRANSPORT_ERROR_CODE, err instanceof Error ? err.message : String(err));
+    }
+    if (envelope.code !== SUCCESS_CODE) throw new ConsoleApiError(envelope.code, envelope.msg);
+    return envelope.data;
+  };
+}
+
 export function createConsoleApi(bridge: ConsoleBridge): ConsoleApi {
   const api = {} as Record<ConsoleMethod, (request: unknown) => Promise<unknown>>;
-  for (const method of CONSOLE_METHODS) {
-    const call = bridge[method] as (request: unknown) => Promise<Envelope<unknown>>;
-    api[method] = async (request) => {
-      let envelope: Envelope<unknown>;
-      try {
-        envelope = await call(request);
-      } catch (err) {
-        throw new ConsoleApiError(TRANSPORT_ERROR_CODE, err instanceof Error ? err.message : String(err));
-      }
-      if (envelope.code !== SUCCESS_CODE) throw new ConsoleApiError(envelope.code, envelope.msg);
-      return envelope.data;
-    };
-  }
+  for (const method of CONSOLE_METHODS) api[method] = unwrapEnvelope(bridge[method] as (request: unknown) => Promise<Envelope<unknown>>);
   return api as ConsoleApi;
 }
 
