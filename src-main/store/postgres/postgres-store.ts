@@ -101,39 +101,49 @@ export function toStoreError(err: unknown): unknown {
   return err;
 }
 
+/**
+ * The connection runs in node-postgres's pipeline mode (docs/decisions.md,
+ * "Hot path: round trips and the writer"): a statement is sent as soon as it
+ * is started, without waiting for the answers to those before it, and the
+ * server runs them in order. The engine sends what needs no answer before
+ * the next statement (BEGIN, SAVEPOINT) without waiting for it, so a unit's
+ * first statement travels with its BEGIN.
+ */
 class PgReadTx implements ReadTx {
   readonly dialect = 'postgres' as const;
-  /** The statement under way: the next one waits for it. */
-  private last: Promise<unknown> = Promise.resolve();
   private ended = false;
-  constructor(protected readonly client: pg.PoolClient) {}
+  constructor(
+    protected readonly client: pg.PoolClient,
+    /** The BEGIN, sent and not yet awaited: a statement's result counts only once it has succeeded. */
+    protected readonly begun: Promise<unknown>,
+  ) {}
   /**
-   * One statement at a time on the unit's connection, in the order they were
-   * started: a service may start several at once (Promise.all over a list),
-   * which node-postgres only queues with a deprecation warning (pg 9 refuses
-   * it). The COMMIT or ROLLBACK goes last, after every statement started
-   * before it; one started after it is refused, as the connection may
-   * already serve another unit of work.
+   * COMMIT or ROLLBACK. Sent after every statement started before it (the
+   * pipeline keeps their order); one started after it is refused, as the
+   * connection may already serve another unit of work. A COMMIT the server
+   * answers with ROLLBACK (a statement of the unit failed and nothing undid
+   * it to a savepoint) is an error: nothing was stored.
    */
-  protected serially<T>(fn: () => Promise<T>, ending = false): Promise<T> {
-    const late = this.ended && !ending;
-    const run = () => (late ? Promise.reject(new StoreError('other', 'UNIT_ENDED', 'a statement was started after its unit of work ended')) : fn());
-    const next = this.last.then(run, run);
-    this.last = next.catch(() => undefined);
-    return next;
-  }
-  /** COMMIT or ROLLBACK, after the statements already started. */
-  end(command: 'COMMIT' | 'ROLLBACK'): Promise<unknown> {
+  async end(command: 'COMMIT' | 'ROLLBACK'): Promise<void> {
     this.ended = true;
-    return this.serially(() => this.client.query(command), true);
+    const [, result] = await Promise.all([this.begun, this.client.query(command)]);
+    if (command === 'COMMIT' && result.command !== 'COMMIT') {
+      throw new StoreError('other', 'ROLLED_BACK', 'the transaction was rolled back at COMMIT: one of its statements had failed');
+    }
   }
-  protected async query(sql: string, params: SqlParams | undefined): Promise<pg.QueryResult> {
-    const s = toPgStatement(sql);
+  /** Sends now; resolves once the statement and the BEGIN before it have succeeded. */
+  protected async send(config: string | pg.QueryConfig): Promise<pg.QueryResult> {
+    if (this.ended) throw new StoreError('other', 'UNIT_ENDED', 'a statement was started after its unit of work ended');
     try {
-      return await this.serially(() => this.client.query({ name: s.name, text: s.text, values: s.values(params) }));
+      const [, result] = await Promise.all([this.begun, this.client.query(config as pg.QueryConfig)]);
+      return result;
     } catch (err) {
       throw toStoreError(err);
     }
+  }
+  protected query(sql: string, params: SqlParams | undefined): Promise<pg.QueryResult> {
+    const s = toPgStatement(sql);
+    return this.send({ name: s.name, text: s.text, values: s.values(params) });
   }
   async all<R>(sql: string, params?: SqlParams): Promise<R[]> {
     return (await this.query(sql, params)).rows as R[];
@@ -151,22 +161,27 @@ class PgWriteTx extends PgReadTx implements MigrationTx {
     return (await this.query(sql, params)).rowCount ?? 0;
   }
   async exec(sql: string): Promise<void> {
-    try {
-      await this.serially(() => this.client.query(sql));
-    } catch (err) {
-      throw toStoreError(err);
-    }
+    await this.send(sql);
   }
   async savepoint<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
     const name = `sp${++savepointSeq}`;
-    await this.exec(`SAVEPOINT ${name}`);
+    // Not awaited: it travels with fn's first statement. Should it fail, the
+    // transaction is aborted and that statement fails too.
+    const opened = this.send(`SAVEPOINT ${name}`);
+    opened.catch(() => undefined);
     const hooksBefore = this.hooks.length;
     try {
       // Not released on success: that would be one more round trip, and
       // COMMIT (or a rollback to an outer savepoint) ends it all the same;
       // a subtransaction's id stays with the transaction either way.
-      return await fn(this);
+      const value = await fn(this);
+      await opened;
+      return value;
     } catch (err) {
+      // A failed SAVEPOINT aborted the transaction: the unit cannot go on (its COMMIT would be refused).
+      await opened.catch(() => {
+        throw toStoreError(err);
+      });
       await this.exec(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
       this.hooks.length = hooksBefore;
       throw toStoreError(err);
@@ -175,6 +190,13 @@ class PgWriteTx extends PgReadTx implements MigrationTx {
   afterCommit(fn: () => void): void {
     this.hooks.push(fn);
   }
+}
+
+/** Sends a unit's BEGIN without waiting for it (its failure is reported by the unit's first statement or its end). */
+function begin(client: pg.PoolClient, sql: string): Promise<unknown> {
+  const begun = client.query(sql);
+  begun.catch(() => undefined);
+  return begun;
 }
 
 /** A URL fit for messages: no password. */
@@ -242,7 +264,7 @@ async function migratePostgres(client: pg.PoolClient, migrations: readonly Migra
       if (!next) return;
       await client.query('BEGIN');
       try {
-        const tx = new PgWriteTx(client);
+        const tx = new PgWriteTx(client, Promise.resolve());
         await client.query(next.schema.postgres);
         await next.data?.(tx);
         await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
@@ -271,6 +293,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     types: typeParsers,
     application_name: options.applicationName ?? 'merchant-console',
     connectionTimeoutMillis: 10_000,
+    // Statements are sent without waiting for the answers before them (PgReadTx).
+    pipeline: true,
     idleTimeoutMillis: 30_000,
   });
   // An idle client losing its connection (server restart) must not crash the process; the pool replaces it.
@@ -318,8 +342,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     let broken = false;
     let tx: PgReadTx | undefined;
     try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      tx = new PgReadTx(client);
+      tx = new PgReadTx(client, begin(client, 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY'));
       const value = await fn(tx);
       await tx.end('COMMIT');
       return value;
@@ -337,8 +360,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     let tx: PgWriteTx | undefined;
     try {
       // A relaxed unit (a read's nonce) does not wait for its WAL flush; atomic all the same.
-      await client.query(durable ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit TO off');
-      tx = new PgWriteTx(client);
+      tx = new PgWriteTx(client, begin(client, durable ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit TO off'));
       const value = await fn(tx);
       await tx.end('COMMIT');
       return { value, hooks: tx.hooks };

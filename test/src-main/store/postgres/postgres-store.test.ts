@@ -163,12 +163,15 @@ describe('PostgreSQL store: bad configuration is named before anything starts', 
 });
 
 describe('PostgreSQL store: statements of one unit of work', () => {
-  it('runs statements started at once one after the other on the connection, in the order they were started', async () => {
+  it('sends statements started at once without waiting for the answers before them (pipeline), answered in the order they were started', async () => {
     const store = await openPostgresStore({ url: await freshPostgresDatabase(), poolSize: 2 });
     const inFlight = new Map<object, number>();
     let most = 0;
+    const sent: { text: string; alongside: number }[] = [];
     const query = pg.Client.prototype.query;
     const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const config = args[0] as string | { text: string };
+      sent.push({ text: typeof config === 'string' ? config : config.text, alongside: inFlight.get(this) ?? 0 });
       inFlight.set(this, (inFlight.get(this) ?? 0) + 1);
       most = Math.max(most, inFlight.get(this)!);
       const done = () => inFlight.set(this, inFlight.get(this)! - 1);
@@ -177,9 +180,25 @@ describe('PostgreSQL store: statements of one unit of work', () => {
       return result as never;
     });
     try {
-      // A service mapping over a list with Promise.all: node-postgres would queue these on one connection (deprecated).
+      // A service mapping over a list with Promise.all: all twelve go at once, behind the BEGIN.
       const values = await store.write((tx) => Promise.all(Array.from({ length: 12 }, (_, i) => tx.get<{ v: number }>('SELECT ?::bigint AS v, pg_sleep(0.001)', [i]))));
       expect(values.map((r) => r!.v)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+      expect(most).toBe(13);
+
+      // A unit's first statement travels with its BEGIN, a savepoint's opening with the statement after it.
+      sent.length = 0;
+      await store.write(async (tx) => {
+        await tx.get('SELECT 1 AS v');
+        await tx.savepoint((sp) => sp.get('SELECT 2 AS v'));
+      });
+      expect(sent.map((s) => [s.text.replace(/ sp\d+$/, ' sp'), s.alongside])).toEqual([
+        ['BEGIN', 0],
+        ['SELECT 1 AS v', 1],
+        ['SAVEPOINT sp', 0],
+        ['SELECT 2 AS v', 1],
+        ['COMMIT', 0],
+      ]);
+
       const failed = await store
         .read((tx) => Promise.all([tx.get('SELECT 1 AS v'), tx.get('SELECT no_such_column FROM merchants'), tx.get('SELECT 2 AS v')]))
         .catch((e: unknown) => e);
@@ -194,7 +213,30 @@ describe('PostgreSQL store: statements of one unit of work', () => {
       spy.mockRestore();
       await store.close();
     }
-    expect(most).toBe(1);
+  });
+
+  it('a unit whose failed statement was swallowed (no savepoint) is refused at COMMIT, and nothing of it is stored', async () => {
+    const store = await openPostgresStore({ url: await freshPostgresDatabase(), poolSize: 2 });
+    try {
+      await store.write((tx) => tx.run('CREATE TABLE t (v INTEGER PRIMARY KEY)'));
+      const err = await store
+        .write(async (tx) => {
+          await tx.run('INSERT INTO t (v) VALUES (1)');
+          await tx.run('INSERT INTO t (v) VALUES (1)').catch(() => undefined);
+          return 'done';
+        })
+        .catch((e: unknown) => e);
+      expect(err).toMatchObject({ name: 'StoreError', code: 'ROLLED_BACK' });
+      expect(await store.read((tx) => tx.all('SELECT v FROM t'))).toEqual([]);
+      // A refusal undone to its savepoint commits the rest.
+      await store.write(async (tx) => {
+        await tx.run('INSERT INTO t (v) VALUES (2)');
+        await tx.savepoint((sp) => sp.run('INSERT INTO t (v) VALUES (2)')).catch(() => undefined);
+      });
+      expect(await store.read((tx) => tx.all('SELECT v FROM t'))).toEqual([{ v: 2 }]);
+    } finally {
+      await store.close();
+    }
   });
 });
 
