@@ -167,14 +167,17 @@ class PgWriteTx extends PgReadTx implements MigrationTx {
     const name = `sp${++savepointSeq}`;
     // Not awaited: it travels with fn's first statement. Should it fail, the
     // transaction is aborted and that statement fails too.
-    const opened = this.send(`SAVEPOINT ${name}`);
-    opened.catch(() => undefined);
     const hooksBefore = this.hooks.length;
+    let opened: Promise<unknown> = Promise.resolve();
     try {
       // Not released on success: that would be one more round trip, and
       // COMMIT (or a rollback to an outer savepoint) ends it all the same;
       // a subtransaction's id stays with the transaction either way.
-      const value = await fn(this);
+      const value = await together(this.client, () => {
+        opened = this.send(`SAVEPOINT ${name}`);
+        opened.catch(() => undefined);
+        return fn(this);
+      });
       await opened;
       return value;
     } catch (err) {
@@ -189,6 +192,31 @@ class PgWriteTx extends PgReadTx implements MigrationTx {
   }
   afterCommit(fn: () => void): void {
     this.hooks.push(fn);
+  }
+}
+
+/**
+ * Holds the connection's writes until the returned function is called: the
+ * statements started meanwhile (a BEGIN or SAVEPOINT and the statement fn
+ * starts after it) leave in one write, so the server reads them at once.
+ */
+function corked(client: pg.PoolClient): () => void {
+  const socket = (client as unknown as pg.Client).connection.stream;
+  socket.cork();
+  let held = true;
+  return () => {
+    if (held) socket.uncork();
+    held = false;
+  };
+}
+
+/** Runs fn's synchronous part with the connection's writes held (corked). */
+function together<T>(client: pg.PoolClient, fn: () => T): T {
+  const uncork = corked(client);
+  try {
+    return fn();
+  } finally {
+    uncork();
   }
 }
 
@@ -340,14 +368,18 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   async function readOnce<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {
     const client = await connect();
     let broken = false;
-    let tx: PgReadTx | undefined;
+    const uncork = corked(client);
+    const tx = new PgReadTx(client, begin(client, 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY'));
     try {
-      tx = new PgReadTx(client, begin(client, 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY'));
-      const value = await fn(tx);
+      // fn's first statements leave with the BEGIN.
+      const running = fn(tx);
+      uncork();
+      const value = await running;
       await tx.end('COMMIT');
       return value;
     } catch (err) {
-      await (tx ? tx.end('ROLLBACK') : client.query('ROLLBACK')).catch(() => (broken = true));
+      uncork();
+      await tx.end('ROLLBACK').catch(() => (broken = true));
       throw toStoreError(err);
     } finally {
       client.release(broken);
@@ -357,15 +389,18 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   async function writeOnce<T>(fn: (tx: WriteTx) => Promise<T>, durable: boolean): Promise<{ value: T; hooks: (() => void)[] }> {
     const client = await connect();
     let broken = false;
-    let tx: PgWriteTx | undefined;
+    const uncork = corked(client);
+    // A relaxed unit (a read's nonce) does not wait for its WAL flush; atomic all the same.
+    const tx = new PgWriteTx(client, begin(client, durable ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit TO off'));
     try {
-      // A relaxed unit (a read's nonce) does not wait for its WAL flush; atomic all the same.
-      tx = new PgWriteTx(client, begin(client, durable ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit TO off'));
-      const value = await fn(tx);
+      const running = fn(tx);
+      uncork();
+      const value = await running;
       await tx.end('COMMIT');
       return { value, hooks: tx.hooks };
     } catch (err) {
-      await (tx ? tx.end('ROLLBACK') : client.query('ROLLBACK')).catch(() => (broken = true));
+      uncork();
+      await tx.end('ROLLBACK').catch(() => (broken = true));
       throw toStoreError(err);
     } finally {
       client.release(broken);
