@@ -215,6 +215,36 @@ describe('PostgreSQL store: statements of one unit of work', () => {
     }
   });
 
+  it('the BEGIN of a unit and the statements its function starts at once leave in one write to the server', async () => {
+    const store = await openPostgresStore({ url: await freshPostgresDatabase(), poolSize: 1 });
+    const writes: string[][] = [];
+    const spied = new Set<object>();
+    const query = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const socket = this.connection.stream as unknown as { _write: (...a: unknown[]) => void; _writev: (...a: unknown[]) => void };
+      if (!spied.has(socket)) {
+        spied.add(socket);
+        // What the socket hands to the kernel: one chunk list per write. Protocol messages: the text after each type byte and length.
+        const words = (buffers: Buffer[]) => buffers.map((b) => b.toString('latin1')).join('').match(/(BEGIN|SAVEPOINT|COMMIT|SELECT \$1::bigint AS [abc])/g) ?? [];
+        const write = socket._write.bind(socket);
+        const writev = socket._writev.bind(socket);
+        socket._write = (chunk: unknown, ...rest: unknown[]) => (writes.push(words([chunk as Buffer])), write(chunk, ...rest));
+        socket._writev = (chunks: unknown, ...rest: unknown[]) => (writes.push(words((chunks as { chunk: Buffer }[]).map((c) => c.chunk))), writev(chunks, ...rest));
+      }
+      return (query as (...a: unknown[]) => Promise<unknown>).apply(this, args) as never;
+    });
+    try {
+      await store.write(async (tx) => {
+        await Promise.all([tx.get('SELECT ?::bigint AS a', [1]), tx.get('SELECT ?::bigint AS b', [2])]);
+        await tx.savepoint((sp) => sp.get('SELECT ?::bigint AS c', [3]));
+      });
+      expect(writes.filter((w) => w.length > 0)).toEqual([['BEGIN', 'SELECT $1::bigint AS a', 'SELECT $1::bigint AS b'], ['SAVEPOINT', 'SELECT $1::bigint AS c'], ['COMMIT']]);
+    } finally {
+      spy.mockRestore();
+      await store.close();
+    }
+  });
+
   it('a unit whose failed statement was swallowed (no savepoint) is refused at COMMIT, and nothing of it is stored', async () => {
     const store = await openPostgresStore({ url: await freshPostgresDatabase(), poolSize: 2 });
     try {
