@@ -220,7 +220,13 @@ function together<T>(client: pg.PoolClient, fn: () => T): T {
   }
 }
 
-/** Sends a unit's BEGIN without waiting for it (its failure is reported by the unit's first statement or its end). */
+/**
+ * Sends a unit's BEGIN without waiting for it: its failure is reported by
+ * the unit's first statement or its end. The statements sent with it are
+ * not stopped by that failure (each has its own Sync in pipeline mode) and
+ * would run on their own; a lost connection fails them too, so only a
+ * cancel request landing on the BEGIN itself could do it (docs/decisions.md).
+ */
 function begin(client: pg.PoolClient, sql: string): Promise<unknown> {
   const begun = client.query(sql);
   begun.catch(() => undefined);
@@ -356,13 +362,24 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     return p;
   }
 
+  // pg-pool listens for a connection's errors only while it is idle: one lost
+  // while a unit holds it (a server restart, pg_terminate_backend) would be an
+  // 'error' event nobody hears, which ends the process. The unit's statements
+  // fail and it is released as broken; the event itself needs no action.
+  const heard = new WeakSet<pg.PoolClient>();
   async function connect(): Promise<pg.PoolClient> {
     if (closed) throw new StoreError('unavailable', 'STORE_CLOSED', 'the store is closed');
+    let client: pg.PoolClient;
     try {
-      return await pool.connect();
+      client = await pool.connect();
     } catch (err) {
       throw toStoreError(err);
     }
+    if (!heard.has(client)) {
+      heard.add(client);
+      client.on('error', () => undefined);
+    }
+    return client;
   }
 
   async function readOnce<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {

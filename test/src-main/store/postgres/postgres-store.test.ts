@@ -245,6 +245,32 @@ describe('PostgreSQL store: statements of one unit of work', () => {
     }
   });
 
+  it('a connection lost while a unit holds it fails that unit (unavailable) and leaves the process and the store running', async () => {
+    const url = await freshPostgresDatabase();
+    const store = await openPostgresStore({ url, poolSize: 1 });
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    const uncaught: unknown[] = [];
+    const hear = (err: unknown) => uncaught.push(err);
+    process.on('uncaughtException', hear);
+    try {
+      const unit = store.write((tx) => tx.get('SELECT pg_sleep(2)')).catch((e: unknown) => e);
+      await vi.waitFor(async () => {
+        const killed = await other.query("SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(2)' AND pid <> pg_backend_pid()");
+        expect(killed.rows).toEqual([{ ok: true }]);
+      });
+      expect(await unit).toMatchObject({ name: 'StoreError', kind: 'unavailable' });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(uncaught).toEqual([]);
+      // The pool replaced the connection.
+      expect(await store.read((tx) => tx.get('SELECT 1 AS v'))).toEqual({ v: 1 });
+    } finally {
+      process.off('uncaughtException', hear);
+      await other.end();
+      await store.close();
+    }
+  });
+
   it('a unit whose failed statement was swallowed (no savepoint) is refused at COMMIT, and nothing of it is stored', async () => {
     const store = await openPostgresStore({ url: await freshPostgresDatabase(), poolSize: 2 });
     try {
