@@ -382,18 +382,22 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     return client;
   }
 
-  async function readOnce<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {
+  /**
+   * One attempt at a unit of work on one connection: BEGIN, fn, COMMIT (or
+   * ROLLBACK when anything fails). The BEGIN and the statements fn starts in
+   * its synchronous part leave in one write.
+   */
+  async function unitOnce<X extends PgReadTx, T>(beginSql: string, open: (client: pg.PoolClient, begun: Promise<unknown>) => X, fn: (tx: X) => Promise<T>): Promise<{ value: T; tx: X }> {
     const client = await connect();
     let broken = false;
     const uncork = corked(client);
-    const tx = new PgReadTx(client, begin(client, 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY'));
+    const tx = open(client, begin(client, beginSql));
     try {
-      // fn's first statements leave with the BEGIN.
       const running = fn(tx);
       uncork();
       const value = await running;
       await tx.end('COMMIT');
-      return value;
+      return { value, tx };
     } catch (err) {
       uncork();
       await tx.end('ROLLBACK').catch(() => (broken = true));
@@ -403,25 +407,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     }
   }
 
+  const readOnce = async <T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> =>
+    (await unitOnce('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY', (client, begun) => new PgReadTx(client, begun), fn)).value;
+
   async function writeOnce<T>(fn: (tx: WriteTx) => Promise<T>, durable: boolean): Promise<{ value: T; hooks: (() => void)[] }> {
-    const client = await connect();
-    let broken = false;
-    const uncork = corked(client);
     // A relaxed unit (a read's nonce) does not wait for its WAL flush; atomic all the same.
-    const tx = new PgWriteTx(client, begin(client, durable ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit TO off'));
-    try {
-      const running = fn(tx);
-      uncork();
-      const value = await running;
-      await tx.end('COMMIT');
-      return { value, hooks: tx.hooks };
-    } catch (err) {
-      uncork();
-      await tx.end('ROLLBACK').catch(() => (broken = true));
-      throw toStoreError(err);
-    } finally {
-      client.release(broken);
-    }
+    const beginSql = durable ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit TO off';
+    const { value, tx } = await unitOnce<PgWriteTx, T>(beginSql, (client, begun) => new PgWriteTx(client, begun), fn);
+    return { value, hooks: tx.hooks };
   }
 
   const store: PostgresStore = {
