@@ -8,7 +8,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, SchemaTooNewError, type Migration } from '../../../src-main/store/migrations/index';
-import { migrateSqlite, openSqliteStore, schemaVersionOf, sqliteTestHooks, type SqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
+import { migrateSqlite, openSqliteStore, schemaVersionOf, sqliteStatementText, sqliteTestHooks, type SqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
 import { StoreError, type WriteTx } from '../../../src-main/store/store';
 import { tempDir } from '../../support/temp-dir';
 
@@ -347,6 +347,39 @@ describe('SQLite store: reads', () => {
       const err = await store.read((tx) => (tx as unknown as WriteTx).get('INSERT INTO t (v) VALUES (1) RETURNING v')).catch((e: unknown) => e);
       expect(err).toMatchObject({ kind: 'storage' });
       expect(await count(store)).toBe(0);
+    });
+  });
+});
+
+describe('SQLite store: statement text', () => {
+  it('gives SQLite a parameter LIMIT as an expression (compiled once, not at every bind) and leaves everything else as written', () => {
+    expect(sqliteStatementText('SELECT * FROM t ORDER BY v LIMIT ?')).toBe('SELECT * FROM t ORDER BY v LIMIT CAST(? AS INTEGER)');
+    expect(sqliteStatementText('SELECT * FROM t ORDER BY v DESC LIMIT @limit OFFSET @offset')).toBe(
+      'SELECT * FROM t ORDER BY v DESC LIMIT CAST(@limit AS INTEGER) OFFSET @offset',
+    );
+    expect(sqliteStatementText('DELETE FROM t WHERE v IN (SELECT v FROM t ORDER BY v LIMIT ?) AND v < ?')).toBe(
+      'DELETE FROM t WHERE v IN (SELECT v FROM t ORDER BY v LIMIT CAST(? AS INTEGER)) AND v < ?',
+    );
+    for (const unchanged of ['SELECT * FROM t LIMIT 20', 'SELECT * FROM t LIMIT 20 OFFSET ?', 'SELECT limit_value FROM t WHERE v = ?']) {
+      expect(sqliteStatementText(unchanged)).toBe(unchanged);
+    }
+  });
+
+  it('pages as written: LIMIT and OFFSET parameters, positional and named, reused with other values', async () => {
+    await withStore(async (store) => {
+      await scratchTable(store);
+      await store.write(async (tx) => {
+        for (let v = 1; v <= 30; v++) await insert(tx, v);
+      });
+      const page = (limit: number, offset: number) =>
+        store.read(async (tx) => (await tx.all<{ v: number }>('SELECT v FROM t ORDER BY v DESC LIMIT @limit OFFSET @offset', { limit, offset })).map((r) => r.v));
+      expect(await page(3, 0)).toEqual([30, 29, 28]);
+      expect(await page(2, 27)).toEqual([3, 2]);
+      expect(await page(5, 29)).toEqual([1]);
+      expect(await page(0, 0)).toEqual([]);
+      const first = (limit: number) => store.read(async (tx) => (await tx.all<{ v: number }>('SELECT v FROM t ORDER BY v LIMIT ?', [limit])).map((r) => r.v));
+      expect(await first(4)).toEqual([1, 2, 3, 4]);
+      expect(await first(1)).toEqual([1]);
     });
   });
 });
