@@ -95,6 +95,12 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
   const PENDING_EXPIRED = `SELECT * FROM orders WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`;
   const PENDING_EXPIRED_POSTGRES = `${PENDING_EXPIRED} FOR UPDATE SKIP LOCKED`;
 
+  // The status filter as an expression, not a bare parameter: SQLite would
+  // test a bare one against the partial index on pending orders (migration
+  // 0003's orders_pending_by_expiry) and compile the statement again at
+  // every run to do so (docs/benchmarks.md, "Statements compiled again").
+  const STATUS_TERM = 'status = CAST(@status AS TEXT)';
+
   // One statement per combination of filters, prepared on first use: every
   // combination then has an exact index (see migration 0001).
   const listStatements = new Map<string, { page: string; count: string }>();
@@ -123,7 +129,7 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
       const paged = byOrderNo && !walk ? counted : 'orders';
       const where = ['merchant_id = @merchantId'];
       if (f.orderType !== undefined) where.push('order_type = @orderType');
-      if (f.status !== undefined) where.push('status = @status');
+      if (f.status !== undefined) where.push(STATUS_TERM);
       if (f.startTime !== undefined) where.push('createtime >= @startTime');
       if (f.endTime !== undefined) where.push('createtime <= @endTime');
       if (f.orderNoExact !== undefined) where.push('order_no = @orderNoExact');
@@ -213,7 +219,7 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
   function equalityClauses(f: OrderListFilter): string[] {
     const where = ['merchant_id = @merchantId'];
     if (f.orderType !== undefined) where.push('order_type = @orderType');
-    if (f.status !== undefined) where.push('status = @status');
+    if (f.status !== undefined) where.push(STATUS_TERM);
     return where;
   }
 
