@@ -37,6 +37,8 @@ export function payMethodText(payMethod: string): string {
 export const LIST_DEFAULT_PAGE = 1;
 export const LIST_DEFAULT_LIMIT = 20;
 export const LIST_MAX_LIMIT = 100;
+/** The page sizes the console's tables offer (PostgreSQL keeps a plan for their first pages: order-repository). */
+export const LIST_PAGE_SIZES: readonly number[] = [10, 20, 50, 100];
 
 /** Requests whose timestamp is further than this from the server clock are refused. */
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;

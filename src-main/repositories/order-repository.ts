@@ -1,4 +1,4 @@
-import type { OrderStatus, OrderType, PayMethod } from '../../src-shared/constants';
+import { LIST_DEFAULT_LIMIT, LIST_PAGE_SIZES, type OrderStatus, type OrderType, type PayMethod } from '../../src-shared/constants';
 import type { Dialect, ReadTx, WriteTx } from '../store/store';
 
 export interface OrderRow {
@@ -100,6 +100,7 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
   // 0003's orders_pending_by_expiry) and compile the statement again at
   // every run to do so (docs/benchmarks.md, "Statements compiled again").
   const STATUS_TERM = 'status = CAST(@status AS TEXT)';
+  const PLANNED_FIRST_PAGES: ReadonlySet<number> = new Set([LIST_DEFAULT_LIMIT, ...LIST_PAGE_SIZES]);
 
   // One statement per combination of filters, prepared on first use: every
   // combination then has an exact index (see migration 0001).
@@ -177,14 +178,19 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
     /** One page: rows at or before `upTo` (and from `startTime`), newest first. */
     page: string;
     pageFrom: string;
-    /** PostgreSQL: the total and a page near the top (no time filter) in one round trip; one row of nulls but the total when the page is empty. */
-    totalAndTopPage: string;
+    /**
+     * PostgreSQL: the total and a page near the top (no time filter) in one
+     * round trip; one row of nulls but the total when the page is empty.
+     * `slice` is `LIMIT @limit OFFSET @offset`, or a first page's literal
+     * LIMIT (firstPageSlice).
+     */
+    totalAndTopPage(slice: string): string;
     /**
      * PostgreSQL, with a time filter: the same in one round trip. The total is
      * the counts of the whole days inside [fullLo, fullHi] plus exact counts
      * over the (at most two) cut parts; an unused range has lo > hi.
      */
-    rangedTotalAndTopPage: string;
+    rangedTotalAndTopPage(slice: string): string;
   }
   type ListColumns = 'all' | 'summary';
   const countedStatements = new Map<string, CountedStatements>();
@@ -202,18 +208,32 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
         countRange: `SELECT count(*) AS n FROM orders WHERE ${eq} AND createtime BETWEEN @lo AND @hi`,
         page: `SELECT ${select} FROM orders WHERE ${eq} AND createtime <= @upTo ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`,
         pageFrom: `SELECT ${select} FROM orders WHERE ${eq} AND createtime BETWEEN @startTime AND @upTo ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`,
-        totalAndTopPage: `SELECT t.n AS list_total, o.* FROM (SELECT coalesce(sum(n), 0) AS n FROM order_totals WHERE ${eq}) AS t
-          LEFT JOIN LATERAL (SELECT ${select} FROM orders WHERE ${eq} ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset) AS o ON true`,
-        rangedTotalAndTopPage: `SELECT t.n AS list_total, o.* FROM (SELECT
+        totalAndTopPage: (slice) => `SELECT t.n AS list_total, o.* FROM (SELECT coalesce(sum(n), 0) AS n FROM order_totals WHERE ${eq}) AS t
+          LEFT JOIN LATERAL (SELECT ${select} FROM orders WHERE ${eq} ORDER BY createtime DESC, id DESC ${slice}) AS o ON true`,
+        rangedTotalAndTopPage: (slice) => `SELECT t.n AS list_total, o.* FROM (SELECT
             (SELECT coalesce(sum(n), 0) FROM order_counts WHERE ${eq} AND day BETWEEN @fullLo AND @fullHi)
             + (SELECT count(*) FROM orders WHERE ${eq} AND createtime BETWEEN @cut1Lo AND @cut1Hi)
             + (SELECT count(*) FROM orders WHERE ${eq} AND createtime BETWEEN @cut2Lo AND @cut2Hi) AS n) AS t
           LEFT JOIN LATERAL (SELECT ${select} FROM orders WHERE ${eq} AND createtime BETWEEN @startTime AND @upTo
-            ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset) AS o ON true`,
+            ORDER BY createtime DESC, id DESC ${slice}) AS o ON true`,
       };
       countedStatements.set(key, s);
     }
     return s;
+  }
+
+  /**
+   * PostgreSQL plans a prepared statement whose LIMIT or OFFSET is a
+   * parameter again at every run (its plan for an unknown LIMIT assumes a
+   * tenth of the rows, so the plan for the actual value always looks
+   * cheaper): the list's page 1 took 276 instead of 153 µs per run on
+   * 1,000,000 orders (docs/benchmarks.md, "Statements compiled again").
+   * The first page of the usual sizes is therefore its own statement, with
+   * the LIMIT written out, which keeps one plan; a handful of texts, not one
+   * per request (any other page or size still passes parameters).
+   */
+  function firstPageSlice(f: OrderListFilter): string | undefined {
+    return f.offset === 0 && PLANNED_FIRST_PAGES.has(f.limit) ? `LIMIT ${f.limit}` : undefined;
   }
 
   function equalityClauses(f: OrderListFilter): string[] {
@@ -262,11 +282,12 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
     if (f.offset < seekFromOffset && tx.dialect === 'postgres') {
       // Near the top on PostgreSQL: the total and the page in one round trip instead of two to five
       // (SQLite runs its statements inside its batch, microseconds each).
+      const slice = firstPageSlice(f) ?? 'LIMIT @limit OFFSET @offset';
       const page = { ...eq, limit: f.limit, offset: f.offset };
       const joined =
         start === undefined && end === undefined
-          ? await tx.all<OrderRow & { list_total: number }>(s.totalAndTopPage, page)
-          : await tx.all<OrderRow & { list_total: number }>(s.rangedTotalAndTopPage, { ...page, ...rangedTotalParams(start, end) });
+          ? await tx.all<OrderRow & { list_total: number }>(s.totalAndTopPage(slice), page)
+          : await tx.all<OrderRow & { list_total: number }>(s.rangedTotalAndTopPage(slice), { ...page, ...rangedTotalParams(start, end) });
       const rows: OrderRow[] = [];
       for (const { list_total: _, ...row } of joined) if (row.id !== null) rows.push(row);
       return { rows, total: joined[0]!.list_total };

@@ -8,6 +8,7 @@
  */
 import { computed, reactive, ref, shallowRef, toRaw, type Ref, type ShallowRef, type UnwrapRef } from 'vue';
 import { toError } from './use-api-error';
+import { LIST_PAGE_SIZES } from '../../src-shared/constants';
 
 export interface RemoteQuery<F> {
   page: number;
@@ -128,7 +129,7 @@ export function useRemoteTable<Row, F extends object>(options: RemoteTableOption
   const error = shallowRef<Error | null>(null);
   const filters = reactive(options.filters()) as UnwrapRef<F>;
   const appliedFilters = shallowRef(options.filters()) as ShallowRef<F>;
-  const pageSizes = options.pageSizes ?? [10, 20, 50, 100];
+  const pageSizes = options.pageSizes ?? [...LIST_PAGE_SIZES];
   const pagination = reactive<RemotePagination>({
     page: 1,
     pageSize: options.pageSize ?? 20,
