@@ -128,9 +128,7 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
       // merchant's orders even for a narrow prefix.
       const counted = byOrderNo && dialect === 'sqlite' ? 'orders INDEXED BY orders_m_no' : 'orders';
       const paged = byOrderNo && !walk ? counted : 'orders';
-      const where = ['merchant_id = @merchantId'];
-      if (f.orderType !== undefined) where.push('order_type = @orderType');
-      if (f.status !== undefined) where.push(STATUS_TERM);
+      const where = equalityClauses(f);
       if (f.startTime !== undefined) where.push('createtime >= @startTime');
       if (f.endTime !== undefined) where.push('createtime <= @endTime');
       if (f.orderNoExact !== undefined) where.push('order_no = @orderNoExact');
