@@ -22,7 +22,10 @@
  * then the WAL fdatasync'd on libuv's thread pool before anyone is answered
  * (`--commit wal-sync`, the default), or each batch committed with
  * synchronous=FULL on the event loop (`--commit full`); WAL checkpoints on a
- * worker thread as under `serve`.
+ * worker thread as under `serve`. Statement journals in memory
+ * (temp_store=MEMORY, as the service's writer); `:temp-files` after the
+ * commit mode (`--commit wal-sync:temp-files`) keeps SQLite's default, a
+ * temp file once a transaction's journal passes 64 KiB, for comparison.
  * PostgreSQL: a pool (`--pool`, default 10 like the service) and one
  * statement per request — a data-modifying CTE does the nonce and the order
  * (or the nonce, the total and the page) in one round trip and one implicit
@@ -33,7 +36,7 @@
  * migrations created (the seeded copy), so nothing here defines tables.
  *
  *   node --import tsx bench/limit-reference.ts --credentials FILE
- *        (--data-dir DIR [--commit wal-sync|full] | --database-url postgres://… [--pool 10])
+ *        (--data-dir DIR [--commit wal-sync|full[:temp-files]] | --database-url postgres://… [--pool 10])
  * prints {"listening": url} once it listens on 127.0.0.1 (ephemeral port).
  */
 import fs from 'node:fs';
@@ -64,7 +67,10 @@ const { values: opts } = parseArgs({
 if (!opts.credentials || (!opts['data-dir'] === !opts['database-url'])) {
   throw new Error('usage: limit-reference.ts --credentials FILE (--data-dir DIR | --database-url postgres://…)');
 }
-if (opts.commit !== 'wal-sync' && opts.commit !== 'full') throw new Error('--commit must be wal-sync or full');
+const [commitMode, journal] = opts.commit!.split(':');
+if ((commitMode !== 'wal-sync' && commitMode !== 'full') || (journal !== undefined && journal !== 'temp-files')) {
+  throw new Error('--commit must be wal-sync or full, optionally followed by :temp-files');
+}
 
 const merchants = new Map<string, { id: number; secret: string }>(
   (JSON.parse(fs.readFileSync(opts.credentials, 'utf8')) as { id: number; api_key: string; api_secret: string }[]).map((m) => [
@@ -168,13 +174,14 @@ let publicUrl = 'http://127.0.0.1:0';
 
 // ---------------------------------------------------------------- SQLite
 
-function sqliteEngine(dataDir: string, commit: 'wal-sync' | 'full'): Engine {
+function sqliteEngine(dataDir: string, commit: 'wal-sync' | 'full', tempFiles: boolean): Engine {
   const file = databasePath(dataDir);
   const db = new BetterSqlite3(file);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${commit === 'full' ? 'FULL' : 'NORMAL'}`);
   db.pragma('cache_size = -32768');
   db.pragma('busy_timeout = 5000');
+  if (!tempFiles) db.pragma('temp_store = MEMORY');
   loadLinks(db.prepare(LINKS_SQL).all() as LinkRow[]);
   const checkpointer = startCheckpointer(db);
   const insertNonce = db.prepare('INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
@@ -314,7 +321,7 @@ async function postgresEngine(url: string, poolSize: number): Promise<Engine> {
 // ---------------------------------------------------------------- HTTP
 
 const engine: Engine = opts['data-dir']
-  ? sqliteEngine(opts['data-dir'], opts.commit)
+  ? sqliteEngine(opts['data-dir'], commitMode, journal === 'temp-files')
   : await postgresEngine(opts['database-url']!, Number(opts.pool));
 
 const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {

@@ -322,6 +322,14 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     // very loop that lets that store finish. A batch waits for the lock
     // asynchronously instead (beginWrite).
     writer.pragma('busy_timeout = 0');
+    // Statement and savepoint journals in memory, not in a temp file. An
+    // order insert (its indexes and counter triggers) journals about 50 KiB
+    // of pages; past 64 KiB SQLite moves the journal to a file and, inside a
+    // transaction, keeps writing it there until COMMIT: every later unit of
+    // the batch then paid about 30 pwrite calls (strace) and 20 µs. The
+    // journal holds what one statement or unit changed and is emptied after
+    // it; the reader keeps temp files (its sorts may be large).
+    writer.pragma('temp_store = MEMORY');
     // Absolute: the sync opens it later, whatever the working directory is then.
     walFile = wal ? `${path.resolve(writer.name)}-wal` : null;
     reader = openConnection(options.file, { readonly: true, nativeBinding: options.nativeBinding });

@@ -189,6 +189,39 @@ describe('SQLite store: group commit', () => {
     });
   });
 
+  // SQLite names its temp files etilqs_* and unlinks them at once; an open one shows in /proc/self/fd.
+  const openTempFiles = () =>
+    fs
+      .readdirSync('/proc/self/fd')
+      .map((fd) => {
+        try {
+          return fs.readlinkSync(`/proc/self/fd/${fd}`);
+        } catch {
+          return ''; // closed meanwhile (readdir's own descriptor)
+        }
+      })
+      .filter((target) => target.includes('etilqs_'));
+
+  it.runIf(process.platform === 'linux')('keeps the journal of a unit that changes much in memory, never in a temp file, and can still undo it', async () => {
+    await withStore(async (store) => {
+      await scratchTable(store);
+      // 30,000 rows: far more than the 64 KiB after which SQLite moves a journal to a temp file by default.
+      await store.write((tx) => tx.run('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000) INSERT INTO t (v) SELECT i FROM n'));
+      let duringUnit: string[] | undefined;
+      await store.write(async (tx) => {
+        await expect(
+          tx.savepoint(async (sp) => {
+            await sp.run('UPDATE t SET v = -v');
+            duringUnit = openTempFiles();
+            throw new Error('refused');
+          }),
+        ).rejects.toThrow('refused');
+      });
+      expect(duringUnit).toEqual([]);
+      expect(await store.read((tx) => tx.get('SELECT min(v) AS lo, max(v) AS hi, count(*) AS n FROM t'))).toEqual({ lo: 1, hi: 30000, n: 30000 });
+    });
+  });
+
   it('runs afterCommit hooks after the commit, never for a unit that rolled back or a savepoint that was undone', async () => {
     await withStore(async (store) => {
       await scratchTable(store);
