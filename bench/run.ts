@@ -58,7 +58,7 @@ const { values: opts } = parseArgs({
     quick: { type: 'boolean', default: false },
     'data-root': { type: 'string' },
     'base-path': { type: 'string', default: '/addons/paychannel' },
-    /** Write a V8 CPU profile of every serve child into this dir, and print its top self-time functions. */
+    /** Write a V8 CPU profile of every serve child and every reference into this dir, and print their top self-time functions. */
     profile: { type: 'string' },
     /** Also measure `serve` of other checkouts (e.g. git worktrees of older commits) in the same rounds; repeatable. */
     'serve-from': { type: 'string', multiple: true },
@@ -224,11 +224,14 @@ function withoutDatabaseUrl(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 async function startTsxChild(script: string, args: string[], name: string): Promise<Child> {
   const metricsFile = metricsFileFor(name);
-  const child = await startListeningChild(['--import', PROBE, '--import', 'tsx', path.join(root, 'bench', script), ...args], {
-    cwd: root,
-    env: withoutDatabaseUrl({ MERCHANT_CONSOLE_BENCH_METRICS: metricsFile }),
-  });
-  return { ...child, metricsFile, profileDir: undefined };
+  // --profile covers the references too: their top self time beside serve's shows where the two differ.
+  const profileDir = opts.profile ? path.join(path.resolve(opts.profile), name) : undefined;
+  if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
+  const child = await startListeningChild(
+    [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', PROBE, '--import', 'tsx', path.join(root, 'bench', script), ...args],
+    { cwd: root, env: withoutDatabaseUrl({ MERCHANT_CONSOLE_BENCH_METRICS: metricsFile }) },
+  );
+  return { ...child, metricsFile, profileDir };
 }
 
 interface ProbeLine {
