@@ -53,12 +53,24 @@ describe('purge of expired nonces and idempotency keys', () => {
     const backlog = 2_000;
     await seed(service, m.id, clock.now(), { nonces: backlog, keys: 0 });
 
+    // The second step waits (up to 2 s) for the write below: steps that are units of their own let it
+    // through at once. Without the wait, on PostgreSQL (a connection each) the purge could finish all
+    // its steps before the write's connection was even open, and the test would say nothing.
+    let meanwhileDone!: () => void;
+    const meanwhile = new Promise<void>((resolve) => (meanwhileDone = resolve));
+    const step = service.services.requestAuth.purgeExpiredNonces.bind(service.services.requestAuth);
+    let steps = 0;
+    vi.spyOn(service.services.requestAuth, 'purgeExpiredNonces').mockImplementation(async (tx, limit) => {
+      if (++steps === 2) await Promise.race([meanwhile, new Promise((resolve) => setTimeout(resolve, 2000))]);
+      return step(tx, limit);
+    });
     const purge = service.work.purgeExpired();
     // Queued right behind the purge's first step: it runs before the purge is through.
     const expiredSeenMeanwhile = await service.store.write(async (tx) => {
       await tx.run('INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?)', ['mk_0', 'meanwhile', clock.now() + 600]);
       return (await tx.get<{ n: number }>('SELECT count(*) AS n FROM nonces WHERE expires_at < ?', [clock.now()]))!.n;
     });
+    meanwhileDone();
     expect(expiredSeenMeanwhile).toBeGreaterThan(0);
     expect(await purge).toEqual({ purged: backlog, skipped: false });
     expect(await countOf(service, 'nonces')).toBe(4);
