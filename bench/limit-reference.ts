@@ -54,6 +54,7 @@ import { newOrderNo, newPayToken, toOrderView } from '../src-main/services/order
 import { ORDER_SUMMARY_COLUMNS, type OrderSummaryRow } from '../src-main/repositories/order-repository';
 import { databasePath } from '../src-main/store/data-dir';
 import { startCheckpointer } from '../src-main/store/sqlite/checkpointer';
+import { POSTGRES_NONCE_AND_ORDER, REFERENCE_ORDER_COLUMNS } from './lib/reference-sql';
 
 const { values: opts } = parseArgs({
   options: {
@@ -81,13 +82,6 @@ const merchants = new Map<string, { id: number; secret: string }>(
 
 const LIST_COLUMNS = ORDER_SUMMARY_COLUMNS.join(', ');
 const PAGE_SIZE = 20;
-const ORDER_COLUMNS = [
-  'order_no', 'merchant_id', 'channel_id', 'order_type', 'status', 'pay_method', 'cny_amount', 'service_rate', 'passage_rate',
-  'deposit_rate', 'base_rate', 'service_amount', 'passage_amount', 'deposit_amount', 'channel_amount', 'merchant_actual_amount',
-  'customer_name', 'payment_method_id', 'payment_method_snapshot', 'customer_payment_method', 'alpha_data_enc', 'pay_token', 'pay_url',
-  'expires_at', 'createtime', 'updatetime',
-] as const;
-
 /** A linked channel's effective fees and pay timeout (link overrides over the channel's own), read once at start. */
 interface Link {
   fees: FeeSettings;
@@ -132,7 +126,7 @@ interface NewOrder {
   answer: string;
 }
 
-/** The order row (ORDER_COLUMNS order) and the createOrder answer, or a refusal. */
+/** The order row (REFERENCE_ORDER_COLUMNS order) and the createOrder answer, or a refusal. */
 function draftBuy(body: Body, merchantId: number, now: number, publicUrl: string): NewOrder | Answer {
   const amount = parseYuan(String(body.cny_amount));
   if (!amount.ok) return refuse(400, 1001, `cny_amount: ${amount.rule}`);
@@ -185,7 +179,7 @@ function sqliteEngine(dataDir: string, commit: 'wal-sync' | 'full', tempFiles: b
   loadLinks(db.prepare(LINKS_SQL).all() as LinkRow[]);
   const checkpointer = startCheckpointer(db);
   const insertNonce = db.prepare('INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
-  const insertOrder = db.prepare(`INSERT INTO orders (${ORDER_COLUMNS.join(', ')}) VALUES (${ORDER_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`);
+  const insertOrder = db.prepare(`INSERT INTO orders (${REFERENCE_ORDER_COLUMNS.join(', ')}) VALUES (${REFERENCE_ORDER_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`);
   const total = db.prepare('SELECT coalesce(sum(n), 0) AS n FROM order_totals WHERE merchant_id = ?').pluck();
   const page = db.prepare(`SELECT ${LIST_COLUMNS} FROM orders WHERE merchant_id = ? ORDER BY createtime DESC, id DESC LIMIT ${PAGE_SIZE}`);
   let walFd: number | undefined;
@@ -273,12 +267,6 @@ async function postgresEngine(url: string, poolSize: number): Promise<Engine> {
   // A read's nonce does not wait for its WAL flush (the service's SET LOCAL synchronous_commit TO off).
   const relaxed = new pg.Pool({ connectionString: url, max: poolSize, types, options: '-c synchronous_commit=off' });
   loadLinks((await durable.query<LinkRow>(LINKS_SQL)).rows);
-  const params = ORDER_COLUMNS.map((_, i) => `$${i + 4}`).join(', ');
-  const create = {
-    name: 'ref_create',
-    text: `WITH n AS (INSERT INTO nonces (api_key, nonce, expires_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1)
-      INSERT INTO orders (${ORDER_COLUMNS.join(', ')}) SELECT ${params} FROM n RETURNING id`,
-  };
   const list = {
     name: 'ref_list',
     text: `WITH n AS (INSERT INTO nonces (api_key, nonce, expires_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1),
@@ -294,7 +282,7 @@ async function postgresEngine(url: string, poolSize: number): Promise<Engine> {
         const order = draftBuy(body, who.id, now, publicUrl);
         if ('status' in order) return order;
         try {
-          const r = await durable.query({ ...create, values: [who.apiKey, who.nonce, now + NONCE_RETENTION_SECONDS, ...order.values] });
+          const r = await durable.query({ ...POSTGRES_NONCE_AND_ORDER, values: [who.apiKey, who.nonce, now + NONCE_RETENTION_SECONDS, ...order.values] });
           return r.rowCount === 1 ? { status: 200, json: order.answer } : refuse(401, 2005, 'nonce reused');
         } catch (err) {
           // An order number taken (rare): the statement rolled back whole, nonce included; try another.

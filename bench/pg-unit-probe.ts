@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { startPostgresCopy } from './lib/postgres-data';
+import { POSTGRES_NONCE_AND_ORDER, REFERENCE_ORDER_COLUMNS } from './lib/reference-sql';
 import { openPostgresStore } from '../src-main/store/postgres/postgres-store';
 import type { WriteTx } from '../src-main/store/store';
 import { createNonceRepository } from '../src-main/repositories/nonce-repository';
@@ -55,16 +56,11 @@ try {
       await nonces.merchantConsumingNonce(tx, apiKey, randomUUID(), 2_000_000_000);
       return savepoint ? tx.savepoint((sp) => write(sp, lookUpChannel)) : write(tx, lookUpChannel);
     });
-  const columns = Object.keys(draft());
-  const oneStatement = {
-    name: 'probe_one_statement',
-    text: `WITH n AS (INSERT INTO nonces (api_key, nonce, expires_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1)
-      INSERT INTO orders (${columns.join(', ')}, updatetime) SELECT ${columns.map((_, i) => `$${i + 4}`).join(', ')}, $${columns.length + 4} FROM n RETURNING id`,
-  };
   const variants: Record<string, () => Promise<unknown>> = {
     'one statement (limit reference)': () => {
       const d = draft();
-      return raw.query({ ...oneStatement, values: [apiKey, randomUUID(), 2_000_000_000, ...Object.values(d), d.createtime] });
+      const values = REFERENCE_ORDER_COLUMNS.map((c) => (c === 'updatetime' ? d.createtime : d[c]));
+      return raw.query({ ...POSTGRES_NONCE_AND_ORDER, values: [apiKey, randomUUID(), 2_000_000_000, ...values] });
     },
     'service (savepoint, channel)': unit(true, true),
     'no savepoint': unit(false, true),

@@ -190,12 +190,11 @@ async function startServe(
   const env: NodeJS.ProcessEnv = { MERCHANT_CONSOLE_LOG_LEVEL: 'warn', MERCHANT_CONSOLE_BENCH_METRICS: metricsFile };
   // Profiles run the sources through tsx, so their frames name source files instead of lines of one bundle.
   if (tsx) env.MERCHANT_CONSOLE_NO_BUNDLE = '1';
-  if (options.profileDir) fs.mkdirSync(options.profileDir, { recursive: true });
   const child = await startListeningChild(
     [
       '--import',
       PROBE,
-      ...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : []),
+      ...cpuProfileArgs(options.profileDir),
       path.join(checkout.dir, 'bin', 'merchant-console.mjs'),
       'serve',
       '--data-dir',
@@ -222,13 +221,19 @@ function withoutDatabaseUrl(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { MERCHANT_CONSOLE_DATABASE_URL: undefined, ...env };
 }
 
+/** Node's flags for a V8 CPU profile written into `dir` (created), or none. */
+function cpuProfileArgs(dir: string | undefined): string[] {
+  if (!dir) return [];
+  fs.mkdirSync(dir, { recursive: true });
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+}
+
 async function startTsxChild(script: string, args: string[], name: string): Promise<Child> {
   const metricsFile = metricsFileFor(name);
   // --profile covers the references too: their top self time beside serve's shows where the two differ.
   const profileDir = opts.profile ? path.join(path.resolve(opts.profile), name) : undefined;
-  if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
   const child = await startListeningChild(
-    [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', PROBE, '--import', 'tsx', path.join(root, 'bench', script), ...args],
+    [...cpuProfileArgs(profileDir), '--import', PROBE, '--import', 'tsx', path.join(root, 'bench', script), ...args],
     { cwd: root, env: withoutDatabaseUrl({ MERCHANT_CONSOLE_BENCH_METRICS: metricsFile }) },
   );
   return { ...child, metricsFile, profileDir };
