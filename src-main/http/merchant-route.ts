@@ -19,6 +19,8 @@ import { AppError, ErrorCode, httpStatusOf, SUCCESS_CODE, type Envelope } from '
 import { isJsonObject, type JsonObject, type JsonValue } from '../../src-shared/json/lossless-json';
 import { parseOrThrow } from '../../src-shared/validation/parse';
 import type { MerchantRow } from '../repositories/merchant-repository';
+import type { AloneInsertRefusal } from '../repositories/order-repository';
+import type { NonceToConsume } from '../services/request-auth-service';
 import type { MerchantConsoleService } from '../service';
 import type { ReadTx, WriteTx } from '../store/store';
 import { envelopeJsonSchema, successEnvelope } from './envelope';
@@ -81,6 +83,14 @@ export interface WriteRoute<B extends z.ZodType, Q extends z.ZodType, R extends 
   refreshReplay?(tx: WriteTx, stored: Envelope<unknown>, ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): Promise<Envelope<unknown> | null>;
   /** Documented answers besides 200 (e.g. 202 for a held withdrawal). */
   otherAnswers?: Record<number, ResponseDoc>;
+  /**
+   * The write as one statement of its own (Store.writeAlone), for a request
+   * verified against the cached merchant: an attempt (run again, up to five
+   * times, while it answers 'taken'), or undefined when it cannot be done so
+   * (the unit of work then runs). Never for a request with an
+   * Idempotency-Key. docs/decisions.md, "Hot path".
+   */
+  alone?(ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): ((tx: WriteTx, nonce: NonceToConsume) => Promise<T | AloneInsertRefusal>) | undefined;
 }
 
 export type MerchantRoute = ReadRoute<z.ZodType, z.ZodType, z.ZodType> | WriteRoute<z.ZodType, z.ZodType, z.ZodType, unknown>;
@@ -168,19 +178,43 @@ export function registerMerchantRoute(
       }
       const fingerprint = idempotencyKey === undefined ? '' : requestFingerprint(body, rawQuery);
       let ctx: MerchantRouteContext<unknown, unknown> | undefined;
+      let outcome: Outcome | undefined;
+      let rateCounted = false;
+
+      // One statement instead of a unit of work, where the route has one and the merchant and what the write
+      // reads are cached (PostgreSQL): the statement checks they are unchanged, or the unit of work runs after all.
+      if (route.kind === 'write' && route.alone && input !== undefined && idempotencyKey === undefined) {
+        const cached = requestAuth.verifyCached(body, rawQuery);
+        const c = cached && { merchant: cached.merchant, body: input.body, query: input.query, request };
+        const attempt = c && route.alone(c);
+        if (cached && attempt) {
+          options.checkApiKey?.(cached.merchant.api_key);
+          rateCounted = true;
+          let result: unknown;
+          for (let tries = 0; (result = await store.writeAlone((tx) => attempt(tx, cached.nonce))) === 'taken'; tries++) {
+            if (tries === 4) throw new Error(`${route.name}: five attempts in a row found their order number or pay token taken`);
+          }
+          if (result === 'replay') throw requestAuth.replayed();
+          if (result === 'stale') requestAuth.forgetCached(cached.merchant.api_key);
+          else {
+            ctx = c;
+            outcome = { ok: true, value: { result } };
+          }
+        }
+      }
 
       // Only the nonce of a read (or of a refused write) needs no flush of its
       // own: it is safe from a process crash at once and on disk with the next
       // durable commit (docs/decisions.md).
       const writes = route.kind === 'write' && input !== undefined;
-      const outcome = await store.write(
+      outcome ??= await store.write(
         async (tx): Promise<Outcome | undefined> => {
           // Every read of the request runs in this unit of work: SQLite takes
           // its lock once per batch instead of once per statement. A refusal
           // here (authentication, rate limit, a replay) throws: the unit is
           // undone, so nothing is written and the nonce stays unused.
           const verified = await requestAuth.verify(tx, body, rawQuery);
-          options.checkApiKey?.(verified.merchant.api_key);
+          if (!rateCounted) options.checkApiKey?.(verified.merchant.api_key);
           requestAuth.consumeNonce(verified);
           if (!input) return undefined;
           const c = (ctx = { merchant: verified.merchant, body: input.body, query: input.query, request });

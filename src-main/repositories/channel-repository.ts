@@ -48,8 +48,16 @@ export interface LinkedChannelRow extends ChannelRow {
   link_base_rate: number | null;
 }
 
+/** Versions of a link's two rows (PostgreSQL's xmin): any update of a row gives it a new one. */
+export interface LinkVersions {
+  linkVersion: string;
+  channelVersion: string;
+}
+
 const LINKED_COLUMNS = `c.*, l.service_rate AS link_service_rate, l.passage_rate AS link_passage_rate,
   l.deposit_rate AS link_deposit_rate, l.base_rate AS link_base_rate`;
+
+const FIND_LINKED = `SELECT ${LINKED_COLUMNS} FROM merchant_channels l JOIN channels c ON c.id = l.channel_id WHERE l.merchant_id = ? AND l.channel_id = ?`;
 
 export function createChannelRepository() {
   return {
@@ -104,11 +112,22 @@ export function createChannelRepository() {
       return tx.all('SELECT * FROM merchant_channels WHERE merchant_id = ? ORDER BY channel_id', [merchantId]);
     },
     findLinked(tx: ReadTx, merchantId: number, channelId: number): Promise<LinkedChannelRow | undefined> {
-      return tx.get(
-        `SELECT ${LINKED_COLUMNS} FROM merchant_channels l JOIN channels c ON c.id = l.channel_id
-         WHERE l.merchant_id = ? AND l.channel_id = ?`,
+      return tx.get(FIND_LINKED, [merchantId, channelId]);
+    },
+    /** findLinked, with the versions of the two rows where the engine has them (PostgreSQL's xmin), for a later claim that they are unchanged. */
+    async findLinkedVersioned(tx: ReadTx, merchantId: number, channelId: number): Promise<{ row: LinkedChannelRow; versions?: LinkVersions } | undefined> {
+      if (tx.dialect !== 'postgres') {
+        const row = await tx.get<LinkedChannelRow>(FIND_LINKED, [merchantId, channelId]);
+        return row && { row };
+      }
+      const found = await tx.get<LinkedChannelRow & { link_version: string; channel_version: string }>(
+        `SELECT ${LINKED_COLUMNS}, l.xmin::text AS link_version, c.xmin::text AS channel_version
+         FROM merchant_channels l JOIN channels c ON c.id = l.channel_id WHERE l.merchant_id = ? AND l.channel_id = ?`,
         [merchantId, channelId],
       );
+      if (!found) return undefined;
+      const { link_version: linkVersion, channel_version: channelVersion, ...row } = found;
+      return { row, versions: { linkVersion, channelVersion } };
     },
     listEnabledLinked(tx: ReadTx, merchantId: number, category?: ChannelCategory): Promise<LinkedChannelRow[]> {
       return category

@@ -7,7 +7,7 @@ import { MERCHANT_BY_API_KEY, type MerchantRow } from './merchant-repository';
  * then refuses the request; its unit of work is rolled back then.
  */
 const MERCHANT_WITH_NONCE_POSTGRES = `WITH n AS (INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1)
-  SELECT (SELECT count(*) FROM n) AS nonce_fresh, m.* FROM (SELECT 1) AS one LEFT JOIN merchants m ON m.api_key = ?`;
+  SELECT (SELECT count(*) FROM n) AS nonce_fresh, m.xmin::text AS row_version, m.* FROM (SELECT 1) AS one LEFT JOIN merchants m ON m.api_key = ?`;
 
 /** Records the pair; false when it was already there (a replay). */
 async function consume(tx: WriteTx, apiKey: string, nonce: string, expiresAt: number): Promise<boolean> {
@@ -21,17 +21,19 @@ export function createNonceRepository() {
      * step: `fresh` is false when the pair was already there (a replay) or
      * no merchant has the key. A caller that refuses the request must undo
      * its unit of work (it throws), so a refused request leaves no nonce.
+     * `version` (PostgreSQL): the merchant row's version (xmin), for a claim
+     * that it is unchanged later (order repository, insertWithNonceIfCurrent).
      */
     async merchantConsumingNonce(
       tx: WriteTx,
       apiKey: string,
       nonce: string,
       expiresAt: number,
-    ): Promise<{ merchant: MerchantRow | undefined; fresh: boolean }> {
+    ): Promise<{ merchant: MerchantRow | undefined; fresh: boolean; version?: string }> {
       if (tx.dialect === 'postgres') {
-        const row = (await tx.get<MerchantRow & { nonce_fresh: number }>(MERCHANT_WITH_NONCE_POSTGRES, [apiKey, nonce, expiresAt, apiKey]))!;
-        const { nonce_fresh: fresh, ...merchant } = row;
-        return { merchant: merchant.id === null ? undefined : merchant, fresh: fresh === 1 };
+        const row = (await tx.get<MerchantRow & { nonce_fresh: number; row_version: string }>(MERCHANT_WITH_NONCE_POSTGRES, [apiKey, nonce, expiresAt, apiKey]))!;
+        const { nonce_fresh: fresh, row_version: version, ...merchant } = row;
+        return merchant.id === null ? { merchant: undefined, fresh: false } : { merchant, fresh: fresh === 1, version };
       }
       // SQLite: two statements of a few µs each, in the batch's transaction anyway.
       const merchant = await tx.get<MerchantRow>(MERCHANT_BY_API_KEY, [apiKey]);

@@ -1,5 +1,5 @@
 import { LIST_DEFAULT_LIMIT, LIST_PAGE_SIZES, type OrderStatus, type OrderType, type PayMethod } from '../../src-shared/constants';
-import type { Dialect, ReadTx, WriteTx } from '../store/store';
+import { isUniqueViolation, type Dialect, type ReadTx, type WriteTx } from '../store/store';
 
 export interface OrderRow {
   id: number;
@@ -86,12 +86,42 @@ const ORDER_COLUMNS = [
   'alpha_data_enc', 'pay_token', 'pay_url', 'expires_at', 'createtime',
 ] as const satisfies readonly (keyof NewOrderRow)[];
 
+/**
+ * What a request verified without a lookup (the merchant and the channel as
+ * an earlier request read them) stakes on those rows: their versions, which
+ * the statement checks (PostgreSQL's `xmin`: any update of a row gives it a
+ * new one), and the nonce it consumes.
+ */
+export interface CurrentRowsClaim {
+  apiKey: string;
+  nonce: string;
+  /** When the nonce may be purged (Unix seconds). */
+  nonceExpiresAt: number;
+  merchantId: number;
+  merchantVersion: string;
+  channelId: number;
+  channelVersion: string;
+  linkVersion: string;
+}
+
+/** Nothing was written: 'stale' (a row changed since it was read), 'replay' (the nonce was used), 'taken' (the order number or pay token was). */
+export type AloneInsertRefusal = 'stale' | 'replay' | 'taken';
+
 export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSET } = {}) {
   // Positional parameters and only the id back: the stored row is exactly the values given (every
   // column is set here), so it is built from them instead of read back (docs/benchmarks.md).
   const INSERT = `INSERT INTO orders (${ORDER_COLUMNS.join(', ')}, updatetime)
      VALUES (${ORDER_COLUMNS.map(() => '?').join(', ')}, ?) ON CONFLICT DO NOTHING RETURNING id`;
   // Oldest deadline first; PostgreSQL: rows another instance's sweep holds are left to it.
+  // One statement, its own transaction: the order only with a new nonce, the nonce only while the merchant, its
+  // link to the channel and the channel are the rows the request was checked against. An order number or pay
+  // token taken fails the whole statement, nonce included (ON CONFLICT there would keep the nonce alone).
+  const INSERT_WITH_NONCE_IF_CURRENT_POSTGRES = `WITH current_rows AS (
+       SELECT 1 FROM merchants m JOIN merchant_channels l ON l.merchant_id = m.id JOIN channels c ON c.id = l.channel_id
+       WHERE m.id = ? AND m.xmin::text = ? AND l.channel_id = ? AND l.xmin::text = ? AND c.xmin::text = ?),
+     n AS (INSERT INTO nonces (api_key, nonce, expires_at) SELECT ?, ?, ? FROM current_rows ON CONFLICT DO NOTHING RETURNING 1),
+     o AS (INSERT INTO orders (${ORDER_COLUMNS.join(', ')}, updatetime) SELECT ${ORDER_COLUMNS.map(() => '?').join(', ')}, ? FROM n RETURNING id)
+     SELECT (SELECT count(*) FROM current_rows) AS current, (SELECT count(*) FROM n) AS fresh, (SELECT id FROM o) AS id`;
   const PENDING_EXPIRED = `SELECT * FROM orders WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`;
   const PENDING_EXPIRED_POSTGRES = `${PENDING_EXPIRED} FOR UPDATE SKIP LOCKED`;
 
@@ -405,6 +435,27 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
       values.push(row.createtime);
       const inserted = await tx.get<{ id: number }>(INSERT, values);
       return inserted && { id: inserted.id, ...row, updatetime: row.createtime };
+    },
+    /**
+     * The nonce and the order in one statement, written only if the rows of
+     * the claim are still the versions it names (PostgreSQL; a unit of work
+     * of its own: Store.writeAlone). Either both are stored or nothing is.
+     */
+    async insertWithNonceIfCurrent(tx: WriteTx, claim: CurrentRowsClaim, row: NewOrderRow): Promise<OrderRow | AloneInsertRefusal> {
+      if (tx.dialect !== 'postgres') throw new Error('insertWithNonceIfCurrent: row versions are PostgreSQL\'s (xmin)');
+      const values: unknown[] = [claim.merchantId, claim.merchantVersion, claim.channelId, claim.linkVersion, claim.channelVersion, claim.apiKey, claim.nonce, claim.nonceExpiresAt];
+      for (const c of ORDER_COLUMNS) values.push(row[c]);
+      values.push(row.createtime);
+      let out: { current: number; fresh: number; id: number | null };
+      try {
+        out = (await tx.get<{ current: number; fresh: number; id: number | null }>(INSERT_WITH_NONCE_IF_CURRENT_POSTGRES, values))!;
+      } catch (err) {
+        if (isUniqueViolation(err)) return 'taken';
+        throw err;
+      }
+      if (out.current === 0) return 'stale';
+      if (out.fresh === 0 || out.id === null) return 'replay';
+      return { id: out.id, ...row, updatetime: row.createtime };
     },
     findById(tx: ReadTx, id: number): Promise<OrderRow | undefined> {
       return tx.get('SELECT * FROM orders WHERE id = ?', [id]);

@@ -17,7 +17,7 @@ import type {
   ChannelUpdateInput,
 } from '../../src-shared/schemas/operator';
 import type { SecretBox } from '../crypto/secret-box';
-import type { ChannelRepository, ChannelRow, LinkedChannelRow, LinkRow } from '../repositories/channel-repository';
+import type { ChannelRepository, ChannelRow, LinkedChannelRow, LinkRow, LinkVersions } from '../repositories/channel-repository';
 import type { MerchantRepository } from '../repositories/merchant-repository';
 import type { ReadTx, WriteTx } from '../store/store';
 import type { Clock } from './context';
@@ -72,7 +72,26 @@ export interface ChannelServiceDeps {
 }
 
 /** Channels and their links to merchants: every method runs in the caller's unit of work (tx). */
+/** The checks of a channel an order is created on; its fees. */
+function usableForOrder(channel: LinkedChannelRow | undefined, channelId: number, payMethod: PayMethod): { channel: LinkedChannelRow; fees: FeeSettings } {
+  if (!channel || channel.enabled !== 1) {
+    throw new AppError(ErrorCode.VALIDATION, `paychannel_id: no enabled channel ${channelId} is linked to this merchant`);
+  }
+  if (!payMethodsOf(channel).includes(payMethod)) {
+    throw new AppError(ErrorCode.VALIDATION, `paychannel_paymethod: channel ${channelId} accepts only ${channel.pay_method}`);
+  }
+  return { channel, fees: effectiveFees(channel) };
+}
+
+/** Links kept for cachedForOrder; past this many the cache starts again (each entry is one lookup to refill). */
+const MAX_CACHED_LINKS = 10_000;
+const linkKey = (merchantId: number, channelId: number): string => `${merchantId}:${channelId}`;
+
 export function createChannelService({ clock, secretBox, channels, merchants }: ChannelServiceDeps) {
+  // Links as an order last read them, with their rows' versions (PostgreSQL): never trusted on their own, only
+  // staked in a statement that checks the versions (order repository, insertWithNonceIfCurrent).
+  const readForOrders = new Map<string, { row: LinkedChannelRow; versions: LinkVersions }>();
+
   async function require(tx: ReadTx, id: number): Promise<ChannelRow> {
     const row = await channels.findById(tx, id);
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, `channel_id: channel ${id} not found`);
@@ -218,14 +237,36 @@ export function createChannelService({ clock, secretBox, channels, merchants }: 
 
     /** The channel an order of this merchant may use, or a field-named error. */
     async resolveForOrder(tx: ReadTx, merchantId: number, channelId: number, payMethod: PayMethod): Promise<{ channel: LinkedChannelRow; fees: FeeSettings }> {
-      const channel = await channels.findLinked(tx, merchantId, channelId);
-      if (!channel || channel.enabled !== 1) {
-        throw new AppError(ErrorCode.VALIDATION, `paychannel_id: no enabled channel ${channelId} is linked to this merchant`);
+      const found = await channels.findLinkedVersioned(tx, merchantId, channelId);
+      const resolved = usableForOrder(found?.row, channelId, payMethod);
+      if (found?.versions) {
+        if (readForOrders.size >= MAX_CACHED_LINKS) readForOrders.clear();
+        readForOrders.set(linkKey(merchantId, channelId), { row: found.row, versions: found.versions });
       }
-      if (!payMethodsOf(channel).includes(payMethod)) {
-        throw new AppError(ErrorCode.VALIDATION, `paychannel_paymethod: channel ${channelId} accepts only ${channel.pay_method}`);
+      return resolved;
+    },
+
+    /**
+     * resolveForOrder without a lookup: the link as the last order on it read
+     * it (PostgreSQL only: rows with versions), for a write that claims those
+     * versions are current (Store.writeAlone). Undefined when not read yet or
+     * when resolveForOrder would refuse: the unit of work then decides, and
+     * says why.
+     */
+    cachedForOrder(merchantId: number, channelId: number, payMethod: PayMethod): { channel: LinkedChannelRow; fees: FeeSettings; versions: LinkVersions } | undefined {
+      const cached = readForOrders.get(linkKey(merchantId, channelId));
+      if (!cached) return undefined;
+      try {
+        return { ...usableForOrder(cached.row, channelId, payMethod), versions: cached.versions };
+      } catch (err) {
+        if (err instanceof AppError) return undefined;
+        throw err;
       }
-      return { channel, fees: effectiveFees(channel) };
+    },
+
+    /** Drops a cached link whose versions a write found stale. */
+    forgetCachedLink(merchantId: number, channelId: number): void {
+      readForOrders.delete(linkKey(merchantId, channelId));
     },
 
     /** Decrypted driver configuration; for drivers only. */

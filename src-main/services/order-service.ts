@@ -15,7 +15,7 @@ import type {
   OrderView,
   SellOrderView,
 } from '../../src-shared/schemas/merchant-api';
-import type { NewOrderRow, OrderRepository, OrderRow, OrderSummaryRow } from '../repositories/order-repository';
+import type { AloneInsertRefusal, NewOrderRow, OrderRepository, OrderRow, OrderSummaryRow } from '../repositories/order-repository';
 import type { LinkedChannelRow } from '../repositories/channel-repository';
 import type { PaymentMethodRow } from '../repositories/payment-method-repository';
 import type { ChannelDrivers } from '../channels/drivers';
@@ -27,6 +27,7 @@ import type { Clock, PublicUrl } from './context';
 import type { LedgerService } from './ledger-service';
 import type { OrderLifecycleService } from './order-lifecycle-service';
 import type { PaymentMethodService } from './payment-method-service';
+import type { NonceToConsume } from './request-auth-service';
 
 export interface PaymentMethodSnapshot {
   bank: string;
@@ -224,46 +225,80 @@ export function createOrderService(deps: OrderServiceDeps) {
     return { channel, fees, f };
   }
 
+  /**
+   * A buy order's row (all but its order number) and where its payer goes,
+   * from the linked channel: the amount within the channel's limits, the
+   * fees, the deadline. Throws the refusal.
+   */
+  function buyDraft(merchantId: number, input: CreateBuyOrderInput, channel: LinkedChannelRow, fees: FeeSettings) {
+    checkAmountLimits(input.cny_amount, channel);
+    const f = computeBuyFees(input.cny_amount, fees);
+    if (f.merchant_actual_amount <= 0) {
+      throw new AppError(ErrorCode.VALIDATION, 'cny_amount: too small to cover the service fee and deposit');
+    }
+    const now = clock.now();
+    const driver = deps.drivers.for(channel);
+    const row: Omit<NewOrderRow, 'order_no'> = {
+      merchant_id: merchantId,
+      channel_id: channel.id,
+      order_type: ORDER_TYPE.BUY,
+      status: 'pending',
+      pay_method: input.paychannel_paymethod,
+      cny_amount: input.cny_amount,
+      ...fees,
+      service_amount: f.service_amount,
+      passage_amount: 0,
+      deposit_amount: f.deposit_amount,
+      channel_amount: 0,
+      merchant_actual_amount: f.merchant_actual_amount,
+      customer_name: input.customer_name || null,
+      payment_method_id: null,
+      payment_method_snapshot: null,
+      customer_payment_method: null,
+      alpha_data_enc: null,
+      pay_token: newPayToken(),
+      pay_url: null,
+      expires_at: now + channel.pay_timeout_seconds,
+      createtime: now,
+    };
+    // The channel's driver starts collecting and says where the payer goes; that is stored with the order.
+    // A refusal (throw) leaves no order behind.
+    return { row, payUrlFor: (draft: NewOrderRow): string => driver.startPayIn(draft, channel).payUrl };
+  }
+
   return {
     async createBuy(tx: WriteTx, merchantId: number, input: CreateBuyOrderInput): Promise<OrderRow> {
       const { channel, fees } = await deps.channels.resolveForOrder(tx, merchantId, input.paychannel_id, input.paychannel_paymethod);
-      checkAmountLimits(input.cny_amount, channel);
-      const f = computeBuyFees(input.cny_amount, fees);
-      if (f.merchant_actual_amount <= 0) {
-        throw new AppError(ErrorCode.VALIDATION, 'cny_amount: too small to cover the service fee and deposit');
+      const draft = buyDraft(merchantId, input, channel, fees);
+      return insertWithOrderNo(tx, draft.row, ORDER_TYPE.BUY, draft.payUrlFor);
+    },
+
+    /**
+     * createBuy as one statement of its own (Store.writeAlone), on the
+     * channel as the last order on it read it: one attempt, with a new order
+     * number each. The statement stores the order and the nonce only while
+     * the merchant, the link and the channel are still those rows (else
+     * 'stale', and the cached link is dropped). Undefined when the link is
+     * not cached or createBuy would refuse: the unit of work then decides.
+     */
+    planBuyAlone(merchantId: number, input: CreateBuyOrderInput): ((tx: WriteTx, nonce: NonceToConsume) => Promise<OrderRow | AloneInsertRefusal>) | undefined {
+      const cached = deps.channels.cachedForOrder(merchantId, input.paychannel_id, input.paychannel_paymethod);
+      if (!cached) return undefined;
+      let draft: ReturnType<typeof buyDraft>;
+      try {
+        draft = buyDraft(merchantId, input, cached.channel, cached.fees);
+      } catch (err) {
+        if (err instanceof AppError) return undefined;
+        throw err;
       }
-      const now = clock.now();
-      const driver = deps.drivers.for(channel);
-      // The channel's driver starts collecting and says where the payer goes; that is stored with the order.
-      // A refusal (throw) leaves no order behind.
-      return insertWithOrderNo(
-        tx,
-        {
-          merchant_id: merchantId,
-          channel_id: channel.id,
-          order_type: ORDER_TYPE.BUY,
-          status: 'pending',
-          pay_method: input.paychannel_paymethod,
-          cny_amount: input.cny_amount,
-          ...fees,
-          service_amount: f.service_amount,
-          passage_amount: 0,
-          deposit_amount: f.deposit_amount,
-          channel_amount: 0,
-          merchant_actual_amount: f.merchant_actual_amount,
-          customer_name: input.customer_name || null,
-          payment_method_id: null,
-          payment_method_snapshot: null,
-          customer_payment_method: null,
-          alpha_data_enc: null,
-          pay_token: newPayToken(),
-          pay_url: null,
-          expires_at: now + channel.pay_timeout_seconds,
-          createtime: now,
-        },
-        ORDER_TYPE.BUY,
-        (draft) => driver.startPayIn(draft, channel).payUrl,
-      );
+      return async (tx, nonce) => {
+        const row: NewOrderRow = { ...draft.row, order_no: newOrderNo(ORDER_TYPE.BUY, draft.row.createtime) };
+        row.pay_url = draft.payUrlFor(row);
+        const claim = { ...nonce, nonceExpiresAt: nonce.expiresAt, merchantId, channelId: cached.channel.id, ...cached.versions };
+        const out = await orders.insertWithNonceIfCurrent(tx, claim, row);
+        if (out === 'stale') deps.channels.forgetCachedLink(merchantId, cached.channel.id);
+        return out;
+      };
     },
 
     /**

@@ -29,6 +29,54 @@ function authError(code: ErrorCode, message: string): AppError {
   return new AppError(code, message);
 }
 
+/** The nonce a write of one statement consumes, and the version of the merchant row the request was verified against. */
+export interface NonceToConsume {
+  apiKey: string;
+  nonce: string;
+  expiresAt: number;
+  merchantVersion: string;
+}
+
+export interface CachedVerification {
+  merchant: MerchantRow;
+  nonce: NonceToConsume;
+}
+
+const NONCE_REUSED_MESSAGE = 'nonce: already used with this api_key';
+/** Merchants kept for verifyCached; past this many the cache starts again. */
+const MAX_CACHED_MERCHANTS = 10_000;
+
+interface SignedParts {
+  /** Body and query members together: what the signature covers. */
+  params: Record<string, JsonValue>;
+  apiKey: string;
+  timestamp: number;
+  nonce: string;
+  signature: string;
+}
+
+/** The signed request's parts; refuses a name in both query and body, and a missing or malformed credential. */
+function signedPartsOf(body: JsonObject, query: Readonly<Record<string, string>>): SignedParts {
+  const params: Record<string, JsonValue> = { ...body };
+  for (const [name, value] of Object.entries(query)) {
+    if (Object.hasOwn(body, name)) {
+      throw new AppError(ErrorCode.PARAMETER_CONFLICT, `${name}: given in both the query string and the body`);
+    }
+    params[name] = value;
+  }
+  const apiKey = body.api_key;
+  if (typeof apiKey !== 'string' || apiKey.length === 0) throw authError(ErrorCode.AUTH_MISSING, 'api_key: is required');
+  const timestamp = body.timestamp;
+  if (typeof timestamp !== 'number') {
+    throw authError(ErrorCode.AUTH_MISSING, timestamp === undefined ? 'timestamp: is required' : 'timestamp: must be an integer of Unix seconds');
+  }
+  const nonce = body.nonce;
+  if (!isWellFormedNonce(nonce)) throw authError(ErrorCode.AUTH_MISSING, nonce === undefined ? 'nonce: is required' : `nonce: ${NONCE_RULE}`);
+  const signature = body.signature;
+  if (typeof signature !== 'string' || signature.length === 0) throw authError(ErrorCode.AUTH_MISSING, 'signature: is required');
+  return { params, apiKey, timestamp, nonce, signature };
+}
+
 export interface RequestAuthDeps {
   clock: Clock;
   nonces: NonceRepository;
@@ -37,6 +85,9 @@ export interface RequestAuthDeps {
 
 /** Every method runs in the caller's unit of work (tx). */
 export function createRequestAuthService({ clock, nonces, merchants }: RequestAuthDeps) {
+  // Merchants as a verified request last found them, with their rows' versions (PostgreSQL): never trusted on
+  // their own, only staked in a statement that checks the version (order repository, insertWithNonceIfCurrent).
+  const verifiedBefore = new Map<string, { merchant: MerchantRow; version: string }>();
   return {
     /**
      * Checks the signed request. `query` holds the query-string parameters
@@ -47,42 +98,69 @@ export function createRequestAuthService({ clock, nonces, merchants }: RequestAu
      * decided by consumeNonce, after any checks the caller makes first.
      */
     async verify(tx: WriteTx, body: JsonObject, query: Readonly<Record<string, string>>): Promise<VerifiedRequest> {
-      const params: Record<string, JsonValue> = { ...body };
-      for (const [name, value] of Object.entries(query)) {
-        if (Object.hasOwn(body, name)) {
-          throw new AppError(ErrorCode.PARAMETER_CONFLICT, `${name}: given in both the query string and the body`);
-        }
-        params[name] = value;
-      }
-
-      const apiKey = body.api_key;
-      if (typeof apiKey !== 'string' || apiKey.length === 0) throw authError(ErrorCode.AUTH_MISSING, 'api_key: is required');
-      const timestamp = body.timestamp;
-      if (typeof timestamp !== 'number') {
-        throw authError(ErrorCode.AUTH_MISSING, timestamp === undefined ? 'timestamp: is required' : 'timestamp: must be an integer of Unix seconds');
-      }
-      const nonce = body.nonce;
-      if (!isWellFormedNonce(nonce)) throw authError(ErrorCode.AUTH_MISSING, nonce === undefined ? 'nonce: is required' : `nonce: ${NONCE_RULE}`);
-      const signature = body.signature;
-      if (typeof signature !== 'string' || signature.length === 0) throw authError(ErrorCode.AUTH_MISSING, 'signature: is required');
-
+      const signed = signedPartsOf(body, query);
+      const { apiKey, nonce } = signed;
       // A key with control characters is no merchant's (and NUL cannot even be sent to PostgreSQL), nor one far
       // longer than any key newApiKey makes (it would be recorded with the nonce first): unknown, without a lookup.
       const found = isSafeText(apiKey) && apiKey.length <= MAX_API_KEY_LENGTH ? await nonces.merchantConsumingNonce(tx, apiKey, nonce, clock.now() + NONCE_RETENTION_SECONDS) : undefined;
       const merchant = found?.merchant;
       if (!merchant || merchant.enabled !== 1) throw authError(ErrorCode.AUTH_UNKNOWN_KEY, 'api_key: unknown or disabled');
 
-      checkTimestampFresh(timestamp, clock.now());
+      checkTimestampFresh(signed.timestamp, clock.now());
 
-      if (!verifySignature(params, signature, merchants.secretOf(merchant), merchant.sign_type)) {
+      if (!verifySignature(signed.params, signed.signature, merchants.secretOf(merchant), merchant.sign_type)) {
         throw authError(ErrorCode.AUTH_BAD_SIGNATURE, `signature: does not match (sign type ${merchant.sign_type})`);
+      }
+      if (found.version !== undefined) {
+        if (verifiedBefore.size >= MAX_CACHED_MERCHANTS) verifiedBefore.clear();
+        verifiedBefore.set(apiKey, { merchant, version: found.version });
       }
       return { merchant, nonce, nonceFresh: found.fresh };
     },
 
+    /**
+     * verify without a lookup, against the merchant as an earlier request
+     * found it (PostgreSQL only: rows with versions). Nothing is recorded:
+     * the claim is for a write that checks the merchant's version and
+     * consumes the nonce in one statement (Store.writeAlone). Undefined
+     * whenever this cannot accept the request (not seen yet, or any check
+     * fails): verify, in a unit of work, then decides and says why.
+     */
+    verifyCached(body: JsonObject, query: Readonly<Record<string, string>>): CachedVerification | undefined {
+      let signed: SignedParts;
+      try {
+        signed = signedPartsOf(body, query);
+      } catch {
+        return undefined;
+      }
+      const cached = verifiedBefore.get(signed.apiKey);
+      if (!cached || cached.merchant.enabled !== 1) return undefined;
+      const now = clock.now();
+      try {
+        checkTimestampFresh(signed.timestamp, now);
+      } catch {
+        return undefined;
+      }
+      if (!verifySignature(signed.params, signed.signature, merchants.secretOf(cached.merchant), cached.merchant.sign_type)) return undefined;
+      return {
+        merchant: cached.merchant,
+        nonce: { apiKey: signed.apiKey, nonce: signed.nonce, expiresAt: now + NONCE_RETENTION_SECONDS, merchantVersion: cached.version },
+      };
+    },
+
+    /** Drops a cached merchant whose version a write found stale. */
+    forgetCached(apiKey: string): void {
+      verifiedBefore.delete(apiKey);
+    },
+
+    /** The refusal of a replayed nonce. */
+    replayed(): AppError {
+      return authError(ErrorCode.AUTH_NONCE_REUSED, NONCE_REUSED_MESSAGE);
+    },
+
     /** Throws on a replay (the nonce verify recorded was already used). */
     consumeNonce(req: VerifiedRequest): void {
-      if (!req.nonceFresh) throw authError(ErrorCode.AUTH_NONCE_REUSED, 'nonce: already used with this api_key');
+      if (!req.nonceFresh) throw authError(ErrorCode.AUTH_NONCE_REUSED, NONCE_REUSED_MESSAGE);
     },
 
     /** Removes up to `limit` nonces whose timestamps can no longer be accepted. */

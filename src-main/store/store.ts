@@ -59,6 +59,8 @@ export interface StoreStats {
   commits: number;
   largestBatch: number;
   relaxedCommits: number;
+  /** Units of work of one statement (`writeAlone`); PostgreSQL ran them without BEGIN and COMMIT. */
+  alone: number;
 }
 
 export interface Store {
@@ -74,6 +76,15 @@ export interface Store {
    * and never another unit of work (that would wait on itself).
    */
   write<T>(fn: (tx: WriteTx) => Promise<T>, options?: WriteOptions): Promise<T>;
+  /**
+   * A durable unit of work of exactly one statement. PostgreSQL runs it on
+   * its own, without BEGIN and COMMIT: the statement's implicit transaction,
+   * one round trip (docs/decisions.md, "Hot path"); SQLite as a unit of the
+   * next batch, like `write`. fn starts one statement on tx and nothing else
+   * (a second, or a savepoint, is refused): once that statement has
+   * succeeded it is committed, whatever fn does next.
+   */
+  writeAlone<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T>;
   readonly stats: StoreStats;
   /** Waits for units of work under way, then closes every connection. */
   close(): Promise<void>;
@@ -104,6 +115,36 @@ export class StoreError extends Error {
     super(message);
     this.name = 'StoreError';
   }
+}
+
+/** tx limited to one statement: what `writeAlone` gives fn, on either engine. */
+export function oneStatement(tx: WriteTx): WriteTx {
+  let started = false;
+  const once = (): void => {
+    if (started) throw new StoreError('other', 'ONE_STATEMENT', 'a unit of work of one statement started a second');
+    started = true;
+  };
+  return {
+    dialect: tx.dialect,
+    async all<R>(sql: string, params?: SqlParams): Promise<R[]> {
+      once();
+      return tx.all<R>(sql, params);
+    },
+    async get<R>(sql: string, params?: SqlParams): Promise<R | undefined> {
+      once();
+      return tx.get<R>(sql, params);
+    },
+    async run(sql: string, params?: SqlParams): Promise<number> {
+      once();
+      return tx.run(sql, params);
+    },
+    savepoint(): Promise<never> {
+      return Promise.reject(new StoreError('other', 'ONE_STATEMENT', 'a unit of work of one statement has no savepoints'));
+    },
+    afterCommit(fn: () => void): void {
+      tx.afterCommit(fn);
+    },
+  };
 }
 
 export function isUniqueViolation(err: unknown): boolean {

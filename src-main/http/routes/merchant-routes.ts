@@ -82,6 +82,11 @@ export function merchantRoutes(service: MerchantConsoleService): MerchantRoute[]
         const input = body as CreateOrderInput;
         return input.order_type === ORDER_TYPE.BUY ? orders.createBuy(tx, merchant.id, input) : apiWithdrawals.createOrHold(tx, merchant, input);
       },
+      // A buy order of a cached merchant and channel: one statement (PostgreSQL). Sells take the unit of work.
+      alone: ({ merchant, body }) => {
+        const input = body as CreateOrderInput;
+        return input.order_type === ORDER_TYPE.BUY ? orders.planBuyAlone(merchant.id, input) : undefined;
+      },
       present: (row) => orders.createdView(row as OrderRow),
       idempotent: true,
       orderIdOf: (row) => (row as OrderRow).id,

@@ -13,6 +13,7 @@
  */
 import pg from 'pg';
 import {
+  oneStatement,
   StoreError,
   type MigrationTx,
   type ReadTx,
@@ -124,6 +125,10 @@ class PgReadTx implements ReadTx {
    * answers with ROLLBACK (a statement of the unit failed and nothing undid
    * it to a savepoint) is an error: nothing was stored.
    */
+  /** No statement may start any more (the connection goes back to the pool). */
+  close(): void {
+    this.ended = true;
+  }
   async end(command: 'COMMIT' | 'ROLLBACK'): Promise<void> {
     this.ended = true;
     const [, result] = await Promise.all([this.begun, this.client.query(command)]);
@@ -352,7 +357,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
   first.release();
 
-  const stats: StoreStats = { writes: 0, commits: 0, largestBatch: 1, relaxedCommits: 0 };
+  const stats: StoreStats = { writes: 0, commits: 0, largestBatch: 1, relaxedCommits: 0, alone: 0 };
   let closed = false;
   const active = new Set<Promise<unknown>>();
 
@@ -417,6 +422,49 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     return { value, hooks: tx.hooks };
   }
 
+  /**
+   * A unit of one statement: sent on its own, without BEGIN and COMMIT, so
+   * it is the statement's implicit transaction (one round trip, one
+   * statement for the server). Nothing to end: the connection is idle again
+   * once it has answered, whether it succeeded or failed.
+   */
+  async function aloneOnce<T>(fn: (tx: WriteTx) => Promise<T>): Promise<{ value: T; hooks: (() => void)[] }> {
+    const client = await connect();
+    const tx = new PgWriteTx(client, Promise.resolve());
+    try {
+      const value = await fn(oneStatement(tx));
+      return { value, hooks: tx.hooks };
+    } catch (err) {
+      throw toStoreError(err);
+    } finally {
+      tx.close();
+      client.release();
+    }
+  }
+
+  /** A unit of work, tried again whole (up to MAX_RETRIES) when it lost a serialization race or a deadlock. */
+  function retried<T>(attempt: () => Promise<{ value: T; hooks: (() => void)[] }>, count: (s: StoreStats) => void): Promise<T> {
+    return track(
+      (async () => {
+        for (let tries = 0; ; tries++) {
+          try {
+            const { value, hooks } = await attempt();
+            count(stats);
+            for (const hook of hooks) hook();
+            return value;
+          } catch (err) {
+            if (err instanceof StoreError && err.kind === 'serialization' && tries < MAX_RETRIES) {
+              // Let the winner finish before trying again.
+              await new Promise((r) => setTimeout(r, 2 + Math.random() * 8 * (tries + 1)));
+              continue;
+            }
+            throw err;
+          }
+        }
+      })(),
+    );
+  }
+
   const store: PostgresStore = {
     dialect: 'postgres',
     location: describePostgresUrl(options.url),
@@ -439,26 +487,24 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
     write<T>(fn: (tx: WriteTx) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> {
       const durable = writeOptions.durable !== false;
-      return track(
-        (async () => {
-          for (let attempt = 0; ; attempt++) {
-            try {
-              const { value, hooks } = await writeOnce(fn, durable);
-              stats.writes++;
-              stats.commits++;
-              if (!durable) stats.relaxedCommits++;
-              for (const hook of hooks) hook();
-              return value;
-            } catch (err) {
-              if (err instanceof StoreError && err.kind === 'serialization' && attempt < MAX_RETRIES) {
-                // Let the winner finish before trying again.
-                await new Promise((r) => setTimeout(r, 2 + Math.random() * 8 * (attempt + 1)));
-                continue;
-              }
-              throw err;
-            }
-          }
-        })(),
+      return retried(
+        () => writeOnce(fn, durable),
+        (s) => {
+          s.writes++;
+          s.commits++;
+          if (!durable) s.relaxedCommits++;
+        },
+      );
+    },
+
+    writeAlone<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
+      return retried(
+        () => aloneOnce(fn),
+        (s) => {
+          s.writes++;
+          s.commits++;
+          s.alone++;
+        },
       );
     },
 
