@@ -18,6 +18,8 @@ export const BOTH_ENGINES = [
   'test/src-main/http/held-withdrawal.test.ts',
   'test/src-main/http/alpha-sell-regions.test.ts',
   'test/src-main/http/bad-input.property.test.ts',
+  'test/src-main/http/create-order-alone.test.ts',
+  'test/src-main/http/list-alone.test.ts',
   'test/src-main/services/**/*.test.ts',
   'test/src-main/background/**/*.test.ts',
   'test/src-main/console-api/console-contract.test.ts',

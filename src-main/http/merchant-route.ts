@@ -19,7 +19,7 @@ import { AppError, ErrorCode, httpStatusOf, SUCCESS_CODE, type Envelope } from '
 import { isJsonObject, type JsonObject, type JsonValue } from '../../src-shared/json/lossless-json';
 import { parseOrThrow } from '../../src-shared/validation/parse';
 import type { MerchantRow } from '../repositories/merchant-repository';
-import type { AloneInsertRefusal } from '../repositories/order-repository';
+import type { AloneInsertRefusal, AloneReadRefusal } from '../repositories/order-repository';
 import type { NonceToConsume } from '../services/request-auth-service';
 import type { MerchantConsoleService } from '../service';
 import type { ReadTx, WriteTx } from '../store/store';
@@ -54,6 +54,12 @@ interface MerchantRouteBase<B extends z.ZodType, Q extends z.ZodType, R extends 
 export interface ReadRoute<B extends z.ZodType, Q extends z.ZodType, R extends z.ZodType> extends MerchantRouteBase<B, Q, R> {
   kind: 'read';
   handle(tx: ReadTx, ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): Promise<z.output<R>>;
+  /**
+   * handle and the nonce as one statement of its own (Store.writeAlone), for
+   * a request verified against the cached merchant, or undefined when it
+   * cannot be done so (the unit of work then runs). docs/decisions.md, "Hot path".
+   */
+  alone?(ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): ((tx: WriteTx, nonce: NonceToConsume) => Promise<z.output<R> | AloneReadRefusal>) | undefined;
 }
 
 export interface WriteRoute<B extends z.ZodType, Q extends z.ZodType, R extends z.ZodType, T> extends MerchantRouteBase<B, Q, R> {
@@ -135,6 +141,8 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 export interface MerchantRouteOptions {
   /** Per-api_key rate limit, applied once the signature has verified; throws the 429 AppError. */
   checkApiKey?: ((apiKey: string) => void) | undefined;
+  /** Gives back what checkApiKey counted, for a request it counted too early (one whose statement found the cache stale). */
+  uncountApiKey?: ((apiKey: string) => void) | undefined;
 }
 
 export function registerMerchantRoute(
@@ -179,26 +187,29 @@ export function registerMerchantRoute(
       const fingerprint = idempotencyKey === undefined ? '' : requestFingerprint(body, rawQuery);
       let ctx: MerchantRouteContext<unknown, unknown> | undefined;
       let outcome: Outcome | undefined;
-      let rateCounted = false;
 
       // One statement instead of a unit of work, where the route has one and the merchant and what the write
       // reads are cached (PostgreSQL): the statement checks they are unchanged, or the unit of work runs after all.
-      if (route.kind === 'write' && route.alone && input !== undefined && idempotencyKey === undefined) {
+      if (route.alone && input !== undefined && idempotencyKey === undefined) {
         const cached = requestAuth.verifyCached(body, rawQuery);
         const c = cached && { merchant: cached.merchant, body: input.body, query: input.query, request };
         const attempt = c && route.alone(c);
         if (cached && attempt) {
           options.checkApiKey?.(cached.merchant.api_key);
-          rateCounted = true;
+          // A read's nonce is relaxed, as in its unit of work below.
+          const durable = route.kind === 'write';
           let result: unknown;
-          for (let tries = 0; (result = await store.writeAlone((tx) => attempt(tx, cached.nonce))) === 'taken'; tries++) {
+          for (let tries = 0; (result = await store.writeAlone((tx) => attempt(tx, cached.nonce), { durable })) === 'taken'; tries++) {
             if (tries === 4) throw new Error(`${route.name}: five attempts in a row found their order number or pay token taken`);
           }
           if (result === 'replay') throw requestAuth.replayed();
-          if (result === 'stale') requestAuth.forgetCached(cached.merchant.api_key);
-          else {
+          if (result === 'stale') {
+            // Not verified after all: the unit of work verifies it against the rows as they are, and counts it then.
+            requestAuth.forgetCached(cached.merchant.api_key);
+            options.uncountApiKey?.(cached.merchant.api_key);
+          } else {
             ctx = c;
-            outcome = { ok: true, value: { result } };
+            outcome = { ok: true, value: route.kind === 'write' ? { result } : result };
           }
         }
       }
@@ -214,7 +225,7 @@ export function registerMerchantRoute(
           // here (authentication, rate limit, a replay) throws: the unit is
           // undone, so nothing is written and the nonce stays unused.
           const verified = await requestAuth.verify(tx, body, rawQuery);
-          if (!rateCounted) options.checkApiKey?.(verified.merchant.api_key);
+          options.checkApiKey?.(verified.merchant.api_key);
           requestAuth.consumeNonce(verified);
           if (!input) return undefined;
           const c = (ctx = { merchant: verified.merchant, body: input.body, query: input.query, request });

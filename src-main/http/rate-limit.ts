@@ -50,6 +50,8 @@ export function formatRateLimitRule(rule: RateLimitRule | null): string {
 export interface RateLimiter {
   /** Takes one token for `key`; throws the 429 AppError when there is none. */
   take(key: string): void;
+  /** Gives back a token `take` took for a request that then turned out not to count (up to the limit). */
+  giveBack(key: string): void;
   /** Keys currently tracked (tests: memory stays bounded). */
   readonly size: number;
 }
@@ -101,6 +103,10 @@ export function createRateLimiter(rule: RateLimitRule, scope: 'api_key' | 'clien
       throw new AppError(ErrorCode.RATE_LIMITED, `too many requests for this ${scope}: at most ${formatRateLimitRule(rule)}; retry after ${retryAfter} s`, {
         retryAfter,
       });
+    },
+    giveBack(key) {
+      const b = buckets.get(key);
+      if (b) b.tokens = Math.min(rule.limit, b.tokens + 1);
     },
     get size() {
       return buckets.size;

@@ -174,7 +174,7 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
 
   const prefix = normaliseBasePath(options.basePath ?? DEFAULT_BASE_PATH);
   for (const route of merchantRoutes(service)) {
-    registerMerchantRoute(app, service, prefix, route, { checkApiKey: byApiKey ? (apiKey) => byApiKey.take(apiKey) : undefined });
+    registerMerchantRoute(app, service, prefix, route, byApiKey ? { checkApiKey: (apiKey) => byApiKey.take(apiKey), uncountApiKey: (apiKey) => byApiKey.giveBack(apiKey) } : {});
   }
   registerReferenceRoutes(app, prefix, { serverUrl: options.publicUrl ?? '/', version: packageVersion() });
   // Region endpoints sit at the host root, independent of the merchant base path.

@@ -92,13 +92,16 @@ const ORDER_COLUMNS = [
  * the statement checks (PostgreSQL's `xmin`: any update of a row gives it a
  * new one), and the nonce it consumes.
  */
-export interface CurrentRowsClaim {
+export interface MerchantClaim {
   apiKey: string;
   nonce: string;
   /** When the nonce may be purged (Unix seconds). */
   nonceExpiresAt: number;
   merchantId: number;
   merchantVersion: string;
+}
+
+export interface CurrentRowsClaim extends MerchantClaim {
   channelId: number;
   channelVersion: string;
   linkVersion: string;
@@ -106,6 +109,8 @@ export interface CurrentRowsClaim {
 
 /** Nothing was written: 'stale' (a row changed since it was read), 'replay' (the nonce was used), 'taken' (the order number or pay token was). */
 export type AloneInsertRefusal = 'stale' | 'replay' | 'taken';
+/** Nothing was recorded: 'stale' (the merchant changed since it was read), 'replay' (the nonce was used). */
+export type AloneReadRefusal = 'stale' | 'replay';
 
 export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSET } = {}) {
   // Positional parameters and only the id back: the stored row is exactly the values given (every
@@ -250,6 +255,28 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
     return s;
   }
 
+  /** PostgreSQL: the total and a page near the top in one statement (countedList; with a nonce, listSummariesWithNonceIfCurrent). */
+  function topPageStatement(f: OrderListFilter, columns: ListColumns): { sql: string; params: Record<string, unknown> } {
+    const s = countedStatementsFor(f, columns);
+    const slice = firstPageSlice(f) ?? 'LIMIT @limit OFFSET @offset';
+    const page = { ...equalityParams(f), limit: f.limit, offset: f.offset };
+    return f.startTime === undefined && f.endTime === undefined
+      ? { sql: s.totalAndTopPage(slice), params: page }
+      : { sql: s.rangedTotalAndTopPage(slice), params: { ...page, ...rangedTotalParams(f.startTime, f.endTime) } };
+  }
+
+  /** The rows and total of topPageStatement's answer (one row of nulls but the total when the page is empty). */
+  function topPageOf(joined: (OrderRow & { list_total: number })[]): { rows: OrderRow[]; total: number } {
+    const rows: OrderRow[] = [];
+    for (const { list_total: _, ...row } of joined) if (row.id !== null) rows.push(row);
+    return { rows, total: joined[0]!.list_total };
+  }
+
+  /** A list countedList answers on PostgreSQL with one statement: counted, near the top. */
+  function listsInOneStatement(f: OrderListFilter): boolean {
+    return f.orderNoPrefix === undefined && f.orderNoExact === undefined && f.before === undefined && f.offset < seekFromOffset;
+  }
+
   /**
    * PostgreSQL plans a prepared statement whose LIMIT or OFFSET is a
    * parameter again at every run (its plan for an unknown LIMIT assumes a
@@ -310,15 +337,8 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
     if (f.offset < seekFromOffset && tx.dialect === 'postgres') {
       // Near the top on PostgreSQL: the total and the page in one round trip instead of two to five
       // (SQLite runs its statements inside its batch, microseconds each).
-      const slice = firstPageSlice(f) ?? 'LIMIT @limit OFFSET @offset';
-      const page = { ...eq, limit: f.limit, offset: f.offset };
-      const joined =
-        start === undefined && end === undefined
-          ? await tx.all<OrderRow & { list_total: number }>(s.totalAndTopPage(slice), page)
-          : await tx.all<OrderRow & { list_total: number }>(s.rangedTotalAndTopPage(slice), { ...page, ...rangedTotalParams(start, end) });
-      const rows: OrderRow[] = [];
-      for (const { list_total: _, ...row } of joined) if (row.id !== null) rows.push(row);
-      return { rows, total: joined[0]!.list_total };
+      const { sql, params } = topPageStatement(f, columns);
+      return topPageOf(await tx.all<OrderRow & { list_total: number }>(sql, params));
     }
     if (start === undefined && end === undefined) {
       total = (await tx.get<{ n: number }>(s.total, eq))!.n;
@@ -496,6 +516,36 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
       return counted ? countedList(tx, filter) : naivePage(tx, filter);
     },
     /** list() with only the summary columns (the merchant API's orderQueryList). */
+    /**
+     * listSummaries in one statement with the request's nonce, recorded only
+     * while the merchant row keeps the version of the claim (PostgreSQL; a
+     * unit of work of its own: Store.writeAlone). Only a page near the top
+     * without order-number search or keyset (listsInOneStatement).
+     */
+    async listSummariesWithNonceIfCurrent(tx: WriteTx, claim: MerchantClaim, f: OrderListFilter): Promise<{ rows: OrderSummaryRow[]; total: number } | AloneReadRefusal> {
+      if (tx.dialect !== 'postgres' || !listsInOneStatement(f)) throw new Error('listSummariesWithNonceIfCurrent: a page near the top, on PostgreSQL');
+      const { sql, params } = topPageStatement(f, 'summary');
+      const joined = await tx.all<OrderRow & { list_total: number; current_rows: number; nonce_fresh: number }>(
+        `WITH current_rows AS (SELECT 1 FROM merchants WHERE id = @claimMerchantId AND xmin::text = @claimMerchantVersion),
+           n AS (INSERT INTO nonces (api_key, nonce, expires_at) SELECT @claimApiKey, @claimNonce, @claimNonceExpiresAt FROM current_rows
+             ON CONFLICT DO NOTHING RETURNING 1)
+         SELECT (SELECT count(*) FROM current_rows) AS current_rows, (SELECT count(*) FROM n) AS nonce_fresh, l.* FROM (${sql}) AS l`,
+        {
+          ...params,
+          claimMerchantId: claim.merchantId,
+          claimMerchantVersion: claim.merchantVersion,
+          claimApiKey: claim.apiKey,
+          claimNonce: claim.nonce,
+          claimNonceExpiresAt: claim.nonceExpiresAt,
+        },
+      );
+      const first = joined[0]!;
+      if (first.current_rows === 0) return 'stale';
+      if (first.nonce_fresh === 0) return 'replay';
+      // The rows as they came (their extra members unread by the summary's readers): no copy per row.
+      return { rows: first.id === null ? [] : joined, total: first.list_total };
+    },
+    listsInOneStatement,
     listSummaries(tx: ReadTx, filter: OrderListFilter): Promise<{ rows: OrderSummaryRow[]; total: number }> {
       const counted = filter.orderNoPrefix === undefined && filter.orderNoExact === undefined && filter.before === undefined;
       return counted ? countedList(tx, filter, 'summary') : naivePage(tx, filter);

@@ -15,7 +15,7 @@ import type {
   OrderView,
   SellOrderView,
 } from '../../src-shared/schemas/merchant-api';
-import type { AloneInsertRefusal, NewOrderRow, OrderRepository, OrderRow, OrderSummaryRow } from '../repositories/order-repository';
+import type { AloneInsertRefusal, AloneReadRefusal, NewOrderRow, OrderListFilter, OrderRepository, OrderRow, OrderSummaryRow } from '../repositories/order-repository';
 import type { LinkedChannelRow } from '../repositories/channel-repository';
 import type { PaymentMethodRow } from '../repositories/payment-method-repository';
 import type { ChannelDrivers } from '../channels/drivers';
@@ -155,6 +155,24 @@ export interface OrderServiceDeps {
   ledger: LedgerService;
   lifecycle: OrderLifecycleService;
   drivers: ChannelDrivers;
+}
+
+type ListQuery = Omit<OrderQueryListInput, 'api_key' | 'timestamp' | 'nonce' | 'signature'>;
+
+function listFilter(merchantId: number, q: ListQuery): OrderListFilter {
+  return {
+    merchantId,
+    status: q.status,
+    orderType: q.order_type,
+    startTime: q.start_time,
+    endTime: q.end_time,
+    offset: (q.page - 1) * q.limit,
+    limit: q.limit,
+  };
+}
+
+function listView(rows: OrderSummaryRow[], total: number, q: ListQuery): OrderListView {
+  return { list: rows.map(toOrderView), total, page: q.page, limit: q.limit };
 }
 
 /** Orders as the merchant API makes and shows them: every method runs in the caller's unit of work (tx). */
@@ -363,17 +381,25 @@ export function createOrderService(deps: OrderServiceDeps) {
       return order;
     },
 
-    async list(tx: ReadTx, merchantId: number, q: Omit<OrderQueryListInput, 'api_key' | 'timestamp' | 'nonce' | 'signature'>): Promise<OrderListView> {
-      const { rows, total } = await orders.listSummaries(tx, {
-        merchantId,
-        status: q.status,
-        orderType: q.order_type,
-        startTime: q.start_time,
-        endTime: q.end_time,
-        offset: (q.page - 1) * q.limit,
-        limit: q.limit,
-      });
-      return { list: rows.map(toOrderView), total, page: q.page, limit: q.limit };
+    async list(tx: ReadTx, merchantId: number, q: ListQuery): Promise<OrderListView> {
+      const { rows, total } = await orders.listSummaries(tx, listFilter(merchantId, q));
+      return listView(rows, total, q);
+    },
+
+    /**
+     * list as one statement of its own with the request's nonce
+     * (Store.writeAlone, relaxed like a read's nonce), for a request verified
+     * against the cached merchant; 'stale' when the merchant row changed
+     * since. Undefined for a page the repository does not answer in one
+     * statement: the unit of work then runs.
+     */
+    listAlone(merchantId: number, q: ListQuery): ((tx: WriteTx, nonce: NonceToConsume) => Promise<OrderListView | AloneReadRefusal>) | undefined {
+      const filter = listFilter(merchantId, q);
+      if (!orders.listsInOneStatement(filter)) return undefined;
+      return async (tx, nonce) => {
+        const out = await orders.listSummariesWithNonceIfCurrent(tx, { ...nonce, nonceExpiresAt: nonce.expiresAt, merchantId }, filter);
+        return typeof out === 'string' ? out : listView(out.rows, out.total, q);
+      };
     },
 
     /** Another merchant's order answers exactly like a missing one. */

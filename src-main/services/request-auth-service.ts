@@ -127,6 +127,8 @@ export function createRequestAuthService({ clock, nonces, merchants }: RequestAu
      * fails): verify, in a unit of work, then decides and says why.
      */
     verifyCached(body: JsonObject, query: Readonly<Record<string, string>>): CachedVerification | undefined {
+      // Nothing cached (always so on SQLite): no work twice.
+      if (verifiedBefore.size === 0) return undefined;
       let signed: SignedParts;
       try {
         signed = signedPartsOf(body, query);

@@ -77,14 +77,14 @@ export interface Store {
    */
   write<T>(fn: (tx: WriteTx) => Promise<T>, options?: WriteOptions): Promise<T>;
   /**
-   * A durable unit of work of exactly one statement. PostgreSQL runs it on
-   * its own, without BEGIN and COMMIT: the statement's implicit transaction,
-   * one round trip (docs/decisions.md, "Hot path"); SQLite as a unit of the
-   * next batch, like `write`. fn starts one statement on tx and nothing else
-   * (a second, or a savepoint, is refused): once that statement has
-   * succeeded it is committed, whatever fn does next.
+   * A unit of work of exactly one statement. PostgreSQL runs it on its own,
+   * without BEGIN and COMMIT: the statement's implicit transaction, one round
+   * trip (docs/decisions.md, "Hot path"); SQLite as a unit of the next batch,
+   * like `write`. fn starts one statement on tx and nothing else (a second,
+   * or a savepoint, is refused): once that statement has succeeded it is
+   * committed, whatever fn does next. `durable` as for `write`.
    */
-  writeAlone<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T>;
+  writeAlone<T>(fn: (tx: WriteTx) => Promise<T>, options?: WriteOptions): Promise<T>;
   readonly stats: StoreStats;
   /** Waits for units of work under way, then closes every connection. */
   close(): Promise<void>;

@@ -44,6 +44,8 @@ export function merchantRoutes(service: MerchantConsoleService): MerchantRoute[]
       body: orderQueryListBody,
       response: orderListView,
       handle: (tx, { merchant, body }) => orders.list(tx, merchant.id, body),
+      // A page near the top for a cached merchant: one statement with the nonce (PostgreSQL).
+      alone: ({ merchant, body }) => orders.listAlone(merchant.id, body),
     }),
     defineReadRoute({
       name: 'orderQueryDetail',

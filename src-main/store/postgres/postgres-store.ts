@@ -372,6 +372,18 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   // 'error' event nobody hears, which ends the process. The unit's statements
   // fail and it is released as broken; the event itself needs no action.
   const heard = new WeakSet<pg.PoolClient>();
+  // Connections whose session runs with synchronous_commit off (since a relaxed writeAlone); every other
+  // use of a connection expects the server's setting, so it is reset first (RESET, not `on`: a server that
+  // waits for a standby, remote_apply, keeps doing so).
+  const relaxedSessions = new WeakSet<pg.PoolClient>();
+  /** Switches the session's synchronous_commit if needed (not awaited here: it leaves with the next statement). */
+  function sessionSyncCommit(client: pg.PoolClient, durable: boolean): Promise<unknown> {
+    if (relaxedSessions.has(client) !== durable) return Promise.resolve();
+    if (durable) relaxedSessions.delete(client);
+    else relaxedSessions.add(client);
+    return begin(client, durable ? 'RESET synchronous_commit' : 'SET synchronous_commit TO off');
+  }
+
   async function connect(): Promise<pg.PoolClient> {
     if (closed) throw new StoreError('unavailable', 'STORE_CLOSED', 'the store is closed');
     let client: pg.PoolClient;
@@ -396,7 +408,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     const client = await connect();
     let broken = false;
     const uncork = corked(client);
-    const tx = open(client, begin(client, beginSql));
+    const switched = sessionSyncCommit(client, true);
+    const begun = begin(client, beginSql);
+    const tx = open(client, Promise.all([switched, begun]));
     try {
       const running = fn(tx);
       uncork();
@@ -428,17 +442,26 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
    * statement for the server). Nothing to end: the connection is idle again
    * once it has answered, whether it succeeded or failed.
    */
-  async function aloneOnce<T>(fn: (tx: WriteTx) => Promise<T>): Promise<{ value: T; hooks: (() => void)[] }> {
+  async function aloneOnce<T>(fn: (tx: WriteTx) => Promise<T>, durable: boolean): Promise<{ value: T; hooks: (() => void)[] }> {
     const client = await connect();
-    const tx = new PgWriteTx(client, Promise.resolve());
+    let broken = false;
+    // A relaxed statement (a read's nonce) has no transaction to SET LOCAL in: the connection's session setting
+    // is switched, sent in the same write as the statement, and switched back by the next unit that needs it.
+    const uncork = corked(client);
+    const switched = sessionSyncCommit(client, durable);
+    const tx = new PgWriteTx(client, switched);
     try {
-      const value = await fn(oneStatement(tx));
+      const running = fn(oneStatement(tx));
+      uncork();
+      const value = await running;
       return { value, hooks: tx.hooks };
     } catch (err) {
+      uncork();
+      await switched.catch(() => (broken = true));
       throw toStoreError(err);
     } finally {
       tx.close();
-      client.release();
+      client.release(broken);
     }
   }
 
@@ -497,18 +520,29 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       );
     },
 
-    writeAlone<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
+    writeAlone<T>(fn: (tx: WriteTx) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> {
+      const durable = writeOptions.durable !== false;
       return retried(
-        () => aloneOnce(fn),
+        () => aloneOnce(fn, durable),
         (s) => {
           s.writes++;
           s.commits++;
           s.alone++;
+          if (!durable) s.relaxedCommits++;
         },
       );
     },
 
-    connect,
+    async connect(): Promise<pg.PoolClient> {
+      const client = await connect();
+      try {
+        await sessionSyncCommit(client, true);
+      } catch (err) {
+        client.release(true);
+        throw toStoreError(err);
+      }
+      return client;
+    },
 
     async close(): Promise<void> {
       if (closed) return;

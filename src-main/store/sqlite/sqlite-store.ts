@@ -571,9 +571,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       });
     },
 
-    async writeAlone<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
+    async writeAlone<T>(fn: (tx: WriteTx) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> {
       // A unit of the batch like any other: its statement costs microseconds here, a transaction no more.
-      const value = await store.write((tx) => fn(oneStatement(tx)));
+      const value = await store.write((tx) => fn(oneStatement(tx)), writeOptions);
       stats.alone++;
       return value;
     },

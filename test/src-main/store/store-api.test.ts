@@ -2,12 +2,13 @@
  * The store API's promises, the same on both engines (this suite runs in the
  * node project on SQLite and in the postgres project on PostgreSQL):
  * atomic units of work, savepoints, hooks after commit, error kinds, numbers
- * and text compared as the services expect, and row locks that make a
- * read-check-write safe under concurrency.
+ * and text compared as the services expect, row locks that make a
+ * read-check-write safe under concurrency, and units of one statement
+ * (writeAlone: no BEGIN/COMMIT on PostgreSQL, a batch unit on SQLite).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLedgerRepository } from '../../../src-main/repositories/ledger-repository';
-import type { Store, WriteTx } from '../../../src-main/store/store';
+import { StoreError, type Store, type WriteTx } from '../../../src-main/store/store';
 import { tempDir } from '../../support/temp-dir';
 import { openTestStore, TEST_ENGINE } from '../../support/test-engine';
 
@@ -120,5 +121,115 @@ describe(`store API (${TEST_ENGINE})`, () => {
     );
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(10);
     expect((await s.read((tx) => ledger.balance(tx, id)))!.available).toBe(0);
+  });
+
+  describe('writeAlone: a unit of one statement', () => {
+    const keys = (s: Store) => s.read((tx) => tx.all<{ api_key: string }>('SELECT api_key FROM merchants ORDER BY id')).then((rows) => rows.map((r) => r.api_key));
+
+    it('commits its statement, answers what fn returns and counts the unit in stats.alone', async () => {
+      const s = await store();
+      const before = { ...s.stats };
+      const row = await s.writeAlone((tx) => merchant(tx, 'alone'));
+      expect(row).toEqual({ id: expect.any(Number) });
+      expect(await keys(s)).toEqual(['alone']);
+      expect(s.stats.alone).toBe(before.alone + 1);
+      expect(s.stats.writes).toBe(before.writes + 1);
+      // A unit of work of `write` is not one of them.
+      await s.write((tx) => merchant(tx, 'unit'));
+      expect(s.stats.alone).toBe(before.alone + 1);
+      expect(await keys(s)).toEqual(['alone', 'unit']);
+    });
+
+    it('refuses a second statement with ONE_STATEMENT; what is left depends on the engine', async () => {
+      const s = await store();
+      const alone = s.stats.alone;
+      let ran = false;
+      const refused = s.writeAlone(async (tx) => {
+        await merchant(tx, 'first');
+        await tx.run("UPDATE merchants SET name = 'second' WHERE api_key = 'first'");
+        ran = true;
+      });
+      await expect(refused).rejects.toBeInstanceOf(StoreError);
+      await expect(refused).rejects.toMatchObject({ code: 'ONE_STATEMENT' });
+      expect(ran).toBe(false);
+      expect(s.stats.alone).toBe(alone);
+      const left = await s.read((tx) => tx.all<{ api_key: string; name: string }>('SELECT api_key, name FROM merchants'));
+      if (TEST_ENGINE === 'postgres') {
+        // Its own implicit transaction: the first statement was committed once it succeeded; the second never ran.
+        expect(left).toEqual([{ api_key: 'first', name: 'm first' }]);
+      } else {
+        // A unit of the batch: the refusal undoes it whole.
+        expect(left).toEqual([]);
+      }
+      // Every kind of statement counts: get, all and run alike.
+      for (const [first, second] of [
+        ['get', 'all'],
+        ['all', 'run'],
+        ['run', 'get'],
+      ] as const) {
+        await expect(
+          s.writeAlone(async (tx) => {
+            await tx[first]('SELECT 1 AS one');
+            await tx[second]('SELECT 1 AS one');
+          }),
+        ).rejects.toMatchObject({ code: 'ONE_STATEMENT' });
+      }
+      // The store goes on: its connection (PostgreSQL) was not left inside a transaction.
+      await s.writeAlone((tx) => merchant(tx, 'next'));
+      await s.write((tx) => merchant(tx, 'unit'));
+      expect(await keys(s)).toEqual(TEST_ENGINE === 'postgres' ? ['first', 'next', 'unit'] : ['next', 'unit']);
+    });
+
+    it('refuses a savepoint without running its function', async () => {
+      const s = await store();
+      let ran = false;
+      await expect(
+        s.writeAlone((tx) =>
+          tx.savepoint(async (sp) => {
+            ran = true;
+            return merchant(sp, 'in savepoint');
+          }),
+        ),
+      ).rejects.toMatchObject({ name: 'StoreError', code: 'ONE_STATEMENT' });
+      expect(ran).toBe(false);
+      expect(await keys(s)).toEqual([]);
+      expect(s.stats.alone).toBe(0);
+    });
+
+    it('a statement that fails (unique violation) stores nothing and reports its kind', async () => {
+      const s = await store();
+      await s.write((tx) => merchant(tx, 'taken'));
+      await expect(s.writeAlone((tx) => merchant(tx, 'taken'))).rejects.toMatchObject({ kind: 'unique' });
+      expect(await keys(s)).toEqual(['taken']);
+      expect(s.stats.alone).toBe(0);
+    });
+
+    it('gives every unit its connection back: many at once all commit', async () => {
+      const s = await store();
+      await Promise.all(Array.from({ length: 40 }, (_, i) => s.writeAlone((tx) => merchant(tx, `k${String(i).padStart(2, '0')}`))));
+      expect(await keys(s)).toHaveLength(40);
+      expect(s.stats.alone).toBe(40);
+    });
+
+    it.runIf(TEST_ENGINE === 'postgres')('PostgreSQL: runs the statement without BEGIN (its own transaction), unlike a unit of write', async () => {
+      const s = await store();
+      // VACUUM refuses to run inside a transaction block: it runs as a unit of one statement, not in a unit of write.
+      // (pg_stat_activity's xact_start = query_start cannot tell: over the extended protocol even a statement's
+      // implicit transaction starts at Parse/Bind, before its query_start at Execute.)
+      await expect(s.writeAlone((tx) => tx.run('VACUUM nonces'))).resolves.toBe(0);
+      await expect(s.write((tx) => tx.run('VACUUM nonces'))).rejects.toThrow('VACUUM cannot run inside a transaction block');
+      await expect(
+        s.write(async (tx) => {
+          await merchant(tx, 'first');
+          await tx.run('VACUUM nonces');
+        }),
+      ).rejects.toThrow('VACUUM cannot run inside a transaction block');
+      expect(await keys(s)).toEqual([]);
+      // Not left in a transaction either: the next unit of one statement on a pooled connection is again on its own.
+      await s.writeAlone((tx) => merchant(tx, 'alone'));
+      await expect(s.writeAlone((tx) => tx.run('VACUUM merchants'))).resolves.toBe(0);
+      expect(await keys(s)).toEqual(['alone']);
+      expect(s.stats.alone).toBe(3);
+    });
   });
 });

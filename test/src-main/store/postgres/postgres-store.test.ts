@@ -296,6 +296,44 @@ describe('PostgreSQL store: statements of one unit of work', () => {
   });
 });
 
+describe('PostgreSQL store: units of one statement (writeAlone)', () => {
+  const SETTING = "SELECT current_setting('synchronous_commit') AS v";
+  it("a relaxed one switches its connection to synchronous_commit off; every unit after it on that connection has the server's setting again", async () => {
+    // One connection, so every unit below runs on the one the relaxed statement switched. The tests' server runs
+    // with synchronous_commit off; this database is set to on, as a production server is.
+    const url = await freshPostgresDatabase();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET synchronous_commit TO on`);
+    await admin.end();
+    const store = await openPostgresStore({ url, poolSize: 1 });
+    try {
+      const setting = (tx: ReadTx) => tx.get<{ v: string }>(SETTING).then((r) => r!.v);
+      expect(await store.writeAlone(setting)).toBe('on');
+      expect(await store.writeAlone(setting, { durable: false })).toBe('off');
+      expect(await store.write(setting)).toBe('on');
+      expect(await store.writeAlone(setting, { durable: false })).toBe('off');
+      expect(await store.writeAlone(setting)).toBe('on');
+      expect(await store.writeAlone(setting, { durable: false })).toBe('off');
+      expect(await store.read(setting)).toBe('on');
+      // A relaxed unit with a transaction: SET LOCAL, on whatever the session had.
+      expect(await store.write(setting, { durable: false })).toBe('off');
+      expect(await store.write(setting)).toBe('on');
+      // A connection handed out for use outside the units (advisory locks, LISTEN) is durable too.
+      await store.writeAlone(setting, { durable: false });
+      const client = await store.connect();
+      try {
+        expect((await client.query<{ v: string }>(SETTING)).rows[0]!.v).toBe('on');
+      } finally {
+        client.release();
+      }
+      expect(store.stats).toMatchObject({ alone: 6, relaxedCommits: 5 });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('PostgreSQL store: SQL text', () => {
   it('rewrites @name and ? placeholders to $n, leaving quoted text and casts alone', () => {
     const named = toPgStatement("SELECT * FROM t WHERE a = @a AND b = @b AND c = @a AND d = '@not' AND e::bigint > 0");
