@@ -191,10 +191,13 @@ export function registerMerchantRoute(
       // One statement instead of a unit of work, where the route has one and the merchant and what the write
       // reads are cached (PostgreSQL): the statement checks they are unchanged, or the unit of work runs after all.
       if (route.alone && input !== undefined && idempotencyKey === undefined) {
-        const cached = requestAuth.verifyCached(body, rawQuery);
-        const c = cached && { merchant: cached.merchant, body: input.body, query: input.query, request };
+        // The route says first whether it can (a list's deep page cannot): a request it cannot do so is not
+        // verified twice (here and in the unit of work).
+        const merchant = requestAuth.cachedMerchant(body);
+        const c = merchant && { merchant, body: input.body, query: input.query, request };
         const attempt = c && route.alone(c);
-        if (cached && attempt) {
+        const cached = attempt && requestAuth.verifyCached(body, rawQuery);
+        if (cached && attempt && cached.merchant === merchant) {
           options.checkApiKey?.(cached.merchant.api_key);
           // A read's nonce is relaxed, as in its unit of work below.
           const durable = route.kind === 'write';

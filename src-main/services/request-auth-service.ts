@@ -150,6 +150,11 @@ export function createRequestAuthService({ clock, nonces, merchants }: RequestAu
       };
     },
 
+    /** The merchant verifyCached would check the request against (by its api_key), unverified; undefined when none is cached. */
+    cachedMerchant(body: JsonObject): MerchantRow | undefined {
+      return typeof body.api_key === 'string' ? verifiedBefore.get(body.api_key)?.merchant : undefined;
+    },
+
     /** Drops a cached merchant whose version a write found stale. */
     forgetCached(apiKey: string): void {
       verifiedBefore.delete(apiKey);
