@@ -8,6 +8,10 @@
  *   called → after the commit (a read's nonce is not flushed on its own):
  *   the validation error if any, else the envelope serialised through the
  *   response schema.
+ * A route with `alone` may instead answer with one statement of its own, for
+ * a request verified against the merchant as an earlier request read it: the
+ * statement checks those rows are unchanged, else the unit of work runs
+ * (PostgreSQL; docs/decisions.md, "Hot path").
  * A write route marked `idempotent` also honours an Idempotency-Key header
  * through the idempotency service: a stored first answer is replayed (or a
  * mismatch refused) instead of writing, and a new answer is stored with the
