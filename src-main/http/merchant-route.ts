@@ -23,8 +23,7 @@ import { AppError, ErrorCode, httpStatusOf, SUCCESS_CODE, type Envelope } from '
 import { isJsonObject, type JsonObject, type JsonValue } from '../../src-shared/json/lossless-json';
 import { parseOrThrow } from '../../src-shared/validation/parse';
 import type { MerchantRow } from '../repositories/merchant-repository';
-import type { AloneInsertRefusal, AloneReadRefusal } from '../repositories/order-repository';
-import type { NonceToConsume } from '../services/request-auth-service';
+import type { AloneInsertRefusal, AloneReadRefusal, MerchantClaim } from '../repositories/order-repository';
 import type { MerchantConsoleService } from '../service';
 import type { ReadTx, WriteTx } from '../store/store';
 import { envelopeJsonSchema, successEnvelope } from './envelope';
@@ -63,7 +62,7 @@ export interface ReadRoute<B extends z.ZodType, Q extends z.ZodType, R extends z
    * a request verified against the cached merchant, or undefined when it
    * cannot be done so (the unit of work then runs). docs/decisions.md, "Hot path".
    */
-  alone?(ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): ((tx: WriteTx, nonce: NonceToConsume) => Promise<z.output<R> | AloneReadRefusal>) | undefined;
+  alone?(ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): ((tx: WriteTx, claim: MerchantClaim) => Promise<z.output<R> | AloneReadRefusal>) | undefined;
 }
 
 export interface WriteRoute<B extends z.ZodType, Q extends z.ZodType, R extends z.ZodType, T> extends MerchantRouteBase<B, Q, R> {
@@ -100,7 +99,7 @@ export interface WriteRoute<B extends z.ZodType, Q extends z.ZodType, R extends 
    * (the unit of work then runs). Never for a request with an
    * Idempotency-Key. docs/decisions.md, "Hot path".
    */
-  alone?(ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): ((tx: WriteTx, nonce: NonceToConsume) => Promise<T | AloneInsertRefusal>) | undefined;
+  alone?(ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): ((tx: WriteTx, claim: MerchantClaim) => Promise<T | AloneInsertRefusal>) | undefined;
 }
 
 export type MerchantRoute = ReadRoute<z.ZodType, z.ZodType, z.ZodType> | WriteRoute<z.ZodType, z.ZodType, z.ZodType, unknown>;
@@ -206,7 +205,7 @@ export function registerMerchantRoute(
           // A read's nonce is relaxed, as in its unit of work below.
           const durable = route.kind === 'write';
           let result: unknown;
-          for (let tries = 0; (result = await store.writeAlone((tx) => attempt(tx, cached.nonce), { durable })) === 'taken'; tries++) {
+          for (let tries = 0; (result = await store.writeAlone((tx) => attempt(tx, cached.claim), { durable })) === 'taken'; tries++) {
             if (tries === 4) throw new Error(`${route.name}: five attempts in a row found their order number or pay token taken`);
           }
           if (result === 'replay') throw requestAuth.replayed();

@@ -57,7 +57,8 @@ export interface LinkVersions {
 const LINKED_COLUMNS = `c.*, l.service_rate AS link_service_rate, l.passage_rate AS link_passage_rate,
   l.deposit_rate AS link_deposit_rate, l.base_rate AS link_base_rate`;
 
-const FIND_LINKED = `SELECT ${LINKED_COLUMNS} FROM merchant_channels l JOIN channels c ON c.id = l.channel_id WHERE l.merchant_id = ? AND l.channel_id = ?`;
+const ONE_LINK = 'FROM merchant_channels l JOIN channels c ON c.id = l.channel_id WHERE l.merchant_id = ? AND l.channel_id = ?';
+const FIND_LINKED = `SELECT ${LINKED_COLUMNS} ${ONE_LINK}`;
 
 export function createChannelRepository() {
   return {
@@ -121,8 +122,7 @@ export function createChannelRepository() {
         return row && { row };
       }
       const found = await tx.get<LinkedChannelRow & { link_version: string; channel_version: string }>(
-        `SELECT ${LINKED_COLUMNS}, l.xmin::text AS link_version, c.xmin::text AS channel_version
-         FROM merchant_channels l JOIN channels c ON c.id = l.channel_id WHERE l.merchant_id = ? AND l.channel_id = ?`,
+        `SELECT ${LINKED_COLUMNS}, l.xmin::text AS link_version, c.xmin::text AS channel_version ${ONE_LINK}`,
         [merchantId, channelId],
       );
       if (!found) return undefined;

@@ -87,10 +87,10 @@ const ORDER_COLUMNS = [
 ] as const satisfies readonly (keyof NewOrderRow)[];
 
 /**
- * What a request verified without a lookup (the merchant and the channel as
- * an earlier request read them) stakes on those rows: their versions, which
- * the statement checks (PostgreSQL's `xmin`: any update of a row gives it a
- * new one), and the nonce it consumes.
+ * What a request verified without a lookup (the merchant, and the channel,
+ * as an earlier request read them) stakes on those rows: their versions,
+ * which the statement checks (PostgreSQL's `xmin`: any update of a row gives
+ * it a new one), and the nonce it consumes.
  */
 export interface MerchantClaim {
   apiKey: string;

@@ -15,7 +15,16 @@ import type {
   OrderView,
   SellOrderView,
 } from '../../src-shared/schemas/merchant-api';
-import type { AloneInsertRefusal, AloneReadRefusal, NewOrderRow, OrderListFilter, OrderRepository, OrderRow, OrderSummaryRow } from '../repositories/order-repository';
+import type {
+  AloneInsertRefusal,
+  AloneReadRefusal,
+  MerchantClaim,
+  NewOrderRow,
+  OrderListFilter,
+  OrderRepository,
+  OrderRow,
+  OrderSummaryRow,
+} from '../repositories/order-repository';
 import type { LinkedChannelRow } from '../repositories/channel-repository';
 import type { PaymentMethodRow } from '../repositories/payment-method-repository';
 import type { ChannelDrivers } from '../channels/drivers';
@@ -27,7 +36,6 @@ import type { Clock, PublicUrl } from './context';
 import type { LedgerService } from './ledger-service';
 import type { OrderLifecycleService } from './order-lifecycle-service';
 import type { PaymentMethodService } from './payment-method-service';
-import type { NonceToConsume } from './request-auth-service';
 
 export interface PaymentMethodSnapshot {
   bank: string;
@@ -299,7 +307,7 @@ export function createOrderService(deps: OrderServiceDeps) {
      * 'stale', and the cached link is dropped). Undefined when the link is
      * not cached or createBuy would refuse: the unit of work then decides.
      */
-    planBuyAlone(merchantId: number, input: CreateBuyOrderInput): ((tx: WriteTx, nonce: NonceToConsume) => Promise<OrderRow | AloneInsertRefusal>) | undefined {
+    planBuyAlone(merchantId: number, input: CreateBuyOrderInput): ((tx: WriteTx, claim: MerchantClaim) => Promise<OrderRow | AloneInsertRefusal>) | undefined {
       const cached = deps.channels.cachedForOrder(merchantId, input.paychannel_id, input.paychannel_paymethod);
       if (!cached) return undefined;
       let draft: ReturnType<typeof buyDraft>;
@@ -309,11 +317,10 @@ export function createOrderService(deps: OrderServiceDeps) {
         if (err instanceof AppError) return undefined;
         throw err;
       }
-      return async (tx, nonce) => {
+      return async (tx, claim) => {
         const row: NewOrderRow = { ...draft.row, order_no: newOrderNo(ORDER_TYPE.BUY, draft.row.createtime) };
         row.pay_url = draft.payUrlFor(row);
-        const claim = { ...nonce, nonceExpiresAt: nonce.expiresAt, merchantId, channelId: cached.channel.id, ...cached.versions };
-        const out = await orders.insertWithNonceIfCurrent(tx, claim, row);
+        const out = await orders.insertWithNonceIfCurrent(tx, { ...claim, channelId: cached.channel.id, ...cached.versions }, row);
         if (out === 'stale') deps.channels.forgetCachedLink(merchantId, cached.channel.id);
         return out;
       };
@@ -393,11 +400,11 @@ export function createOrderService(deps: OrderServiceDeps) {
      * since. Undefined for a page the repository does not answer in one
      * statement: the unit of work then runs.
      */
-    listAlone(merchantId: number, q: ListQuery): ((tx: WriteTx, nonce: NonceToConsume) => Promise<OrderListView | AloneReadRefusal>) | undefined {
+    listAlone(merchantId: number, q: ListQuery): ((tx: WriteTx, claim: MerchantClaim) => Promise<OrderListView | AloneReadRefusal>) | undefined {
       const filter = listFilter(merchantId, q);
       if (!orders.listsInOneStatement(filter)) return undefined;
-      return async (tx, nonce) => {
-        const out = await orders.listSummariesWithNonceIfCurrent(tx, { ...nonce, nonceExpiresAt: nonce.expiresAt, merchantId }, filter);
+      return async (tx, claim) => {
+        const out = await orders.listSummariesWithNonceIfCurrent(tx, claim, filter);
         return typeof out === 'string' ? out : listView(out.rows, out.total, q);
       };
     },

@@ -10,6 +10,7 @@ import { checkTimestampFresh, isWellFormedNonce, NONCE_RULE } from '../../src-sh
 import type { JsonObject, JsonValue } from '../../src-shared/json/lossless-json';
 import { isSafeText } from '../../src-shared/schemas/fields';
 import type { MerchantRow } from '../repositories/merchant-repository';
+import type { MerchantClaim } from '../repositories/order-repository';
 import type { NonceRepository } from '../repositories/nonce-repository';
 import type { WriteTx } from '../store/store';
 import type { Clock } from './context';
@@ -29,17 +30,10 @@ function authError(code: ErrorCode, message: string): AppError {
   return new AppError(code, message);
 }
 
-/** The nonce a write of one statement consumes, and the version of the merchant row the request was verified against. */
-export interface NonceToConsume {
-  apiKey: string;
-  nonce: string;
-  expiresAt: number;
-  merchantVersion: string;
-}
-
 export interface CachedVerification {
   merchant: MerchantRow;
-  nonce: NonceToConsume;
+  /** The nonce a statement of its own consumes, and the merchant row version it stakes. */
+  claim: MerchantClaim;
 }
 
 const NONCE_REUSED_MESSAGE = 'nonce: already used with this api_key';
@@ -146,7 +140,13 @@ export function createRequestAuthService({ clock, nonces, merchants }: RequestAu
       if (!verifySignature(signed.params, signed.signature, merchants.secretOf(cached.merchant), cached.merchant.sign_type)) return undefined;
       return {
         merchant: cached.merchant,
-        nonce: { apiKey: signed.apiKey, nonce: signed.nonce, expiresAt: now + NONCE_RETENTION_SECONDS, merchantVersion: cached.version },
+        claim: {
+          apiKey: signed.apiKey,
+          nonce: signed.nonce,
+          nonceExpiresAt: now + NONCE_RETENTION_SECONDS,
+          merchantId: cached.merchant.id,
+          merchantVersion: cached.version,
+        },
       };
     },
 

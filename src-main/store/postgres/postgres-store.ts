@@ -465,14 +465,17 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     }
   }
 
-  /** A unit of work, tried again whole (up to MAX_RETRIES) when it lost a serialization race or a deadlock. */
-  function retried<T>(attempt: () => Promise<{ value: T; hooks: (() => void)[] }>, count: (s: StoreStats) => void): Promise<T> {
+  /** A write unit of work, tried again whole (up to MAX_RETRIES) when it lost a serialization race or a deadlock. */
+  function retried<T>(attempt: () => Promise<{ value: T; hooks: (() => void)[] }>, kind: { durable: boolean; alone: boolean }): Promise<T> {
     return track(
       (async () => {
         for (let tries = 0; ; tries++) {
           try {
             const { value, hooks } = await attempt();
-            count(stats);
+            stats.writes++;
+            stats.commits++;
+            if (kind.alone) stats.alone++;
+            if (!kind.durable) stats.relaxedCommits++;
             for (const hook of hooks) hook();
             return value;
           } catch (err) {
@@ -510,27 +513,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
     write<T>(fn: (tx: WriteTx) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> {
       const durable = writeOptions.durable !== false;
-      return retried(
-        () => writeOnce(fn, durable),
-        (s) => {
-          s.writes++;
-          s.commits++;
-          if (!durable) s.relaxedCommits++;
-        },
-      );
+      return retried(() => writeOnce(fn, durable), { durable, alone: false });
     },
 
     writeAlone<T>(fn: (tx: WriteTx) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> {
       const durable = writeOptions.durable !== false;
-      return retried(
-        () => aloneOnce(fn, durable),
-        (s) => {
-          s.writes++;
-          s.commits++;
-          s.alone++;
-          if (!durable) s.relaxedCommits++;
-        },
-      );
+      return retried(() => aloneOnce(fn, durable), { durable, alone: true });
     },
 
     async connect(): Promise<pg.PoolClient> {

@@ -283,12 +283,7 @@ describe('createOrder: a buy order as one statement', () => {
     expect((await post(body)).body.code).toBe(ErrorCode.AUTH_NONCE_REUSED);
     // Enabled again: orders are accepted, and the cache is warmed anew.
     await write(service, (tx) => service.services.channels.update(tx, { id: m.channels.gamma, enabled: true }));
-    const [ok, viaUnit] = await counting(() => post(client.signBody(buy)));
-    expect(ok.body.code).toBe(1);
-    expect(viaUnit).toBe(0);
-    const [fast, oneStatement] = await counting(() => post(client.signBody(buy)));
-    expect(fast.body.code).toBe(1);
-    expect(oneStatement).toBe(ONE);
+    await warm();
   });
 
   it('a channel unlinked after the cache was warmed: refused like a disabled one', async () => {
@@ -309,12 +304,7 @@ describe('createOrder: a buy order as one statement', () => {
     expect(await counts()).toEqual({ orders: before.orders, nonces: before.nonces + 2 });
     // Linked again: a new link row, orders accepted (the unit of work first, then one statement).
     await write(service, (tx) => service.services.channels.link(tx, { merchant_id: m.id, channel_id: m.channels.gamma }));
-    const [ok, viaUnit] = await counting(() => post(client.signBody(buy)));
-    expect(ok.body.code).toBe(1);
-    expect(viaUnit).toBe(0);
-    const [fast, oneStatement] = await counting(() => post(client.signBody(buy)));
-    expect(fast.body.code).toBe(1);
-    expect(oneStatement).toBe(ONE);
+    await warm();
   });
 
   it("an amount outside the channel's limits after the cache was warmed: the same refusal as without it", async () => {
