@@ -141,7 +141,8 @@ describe('staff accounts, two-person approval and the audit trail in the browser
     await row.waitFor();
     expect(await row.getAttribute('data-can-decide')).toBe('false');
     await row.locator('[data-test="approval-open"]').click();
-    await page.locator('[data-test="approval-drawer"]').waitFor();
+    // The drawer fetches the detail after it opens: wait for it, or no button would pass for "cannot approve".
+    await page.locator(`.detail[data-approval-id="${approvalId}"] [data-test="approval-change"]`).first().waitFor();
     expect(await page.locator('[data-test="approval-approve"]').count()).toBe(0);
     await shot('operator-cannot-approve');
     await page.keyboard.press('Escape');
@@ -156,6 +157,7 @@ describe('staff accounts, two-person approval and the audit trail in the browser
     await row.waitFor();
     expect(await row.getAttribute('data-can-decide')).toBe('true');
     await row.locator('[data-test="approval-open"]').click();
+    await page.locator(`.detail[data-approval-id="${approvalId}"] [data-test="approval-change"]`).first().waitFor();
     expect(await page.locator('[data-test="approval-change"]').count()).toBe(6);
     await shot('approval-detail');
     await page.locator('[data-test="approval-totp"] input').fill(await freshCode(finance));

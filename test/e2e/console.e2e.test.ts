@@ -246,8 +246,8 @@ describe('browser console against serve --demo', () => {
     expect(await page.locator('[data-test="api-secret"]').innerText()).toMatch(/^sk_[A-Za-z0-9_-]{32,}$/);
     await shot('settings-merchant-secret');
     await page.locator('[data-test="secret-ack"]').click();
-    expect(await page.locator('[data-test="secret-once"]').count()).toBe(0);
-    expect(await page.locator('[data-test="merchants-table"] tbody tr').count()).toBe(2);
+    await expect.poll(() => page.locator('[data-test="secret-once"]').count()).toBe(0);
+    await expect.poll(() => page.locator('[data-test="merchants-table"] tbody tr').count()).toBe(2);
     await page.locator('.n-tabs-tab', { hasText: '监听服务' }).click();
     await page.locator('[data-test="listener-status"]').waitFor();
     await shot('settings-listener');
