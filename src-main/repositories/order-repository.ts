@@ -226,6 +226,18 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
     rangedTotalAndTopPage(slice: string): string;
   }
   type ListColumns = 'all' | 'summary';
+  /**
+   * A statement text per slice, built once: the same string object each time, so the store finds its
+   * prepared statement without hashing a new kilobyte of SQL per request.
+   */
+  function textPerSlice(build: (slice: string) => string): (slice: string) => string {
+    const texts = new Map<string, string>();
+    return (slice) => {
+      let text = texts.get(slice);
+      if (text === undefined) texts.set(slice, (text = build(slice)));
+      return text;
+    };
+  }
   const countedStatements = new Map<string, CountedStatements>();
   function countedStatementsFor(f: OrderListFilter, columns: ListColumns): CountedStatements {
     // The same text on both engines.
@@ -241,14 +253,14 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
         countRange: `SELECT count(*) AS n FROM orders WHERE ${eq} AND createtime BETWEEN @lo AND @hi`,
         page: `SELECT ${select} FROM orders WHERE ${eq} AND createtime <= @upTo ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`,
         pageFrom: `SELECT ${select} FROM orders WHERE ${eq} AND createtime BETWEEN @startTime AND @upTo ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`,
-        totalAndTopPage: (slice) => `SELECT t.n AS list_total, o.* FROM (SELECT coalesce(sum(n), 0) AS n FROM order_totals WHERE ${eq}) AS t
-          LEFT JOIN LATERAL (SELECT ${select} FROM orders WHERE ${eq} ORDER BY createtime DESC, id DESC ${slice}) AS o ON true`,
-        rangedTotalAndTopPage: (slice) => `SELECT t.n AS list_total, o.* FROM (SELECT
+        totalAndTopPage: textPerSlice((slice) => `SELECT t.n AS list_total, o.* FROM (SELECT coalesce(sum(n), 0) AS n FROM order_totals WHERE ${eq}) AS t
+          LEFT JOIN LATERAL (SELECT ${select} FROM orders WHERE ${eq} ORDER BY createtime DESC, id DESC ${slice}) AS o ON true`),
+        rangedTotalAndTopPage: textPerSlice((slice) => `SELECT t.n AS list_total, o.* FROM (SELECT
             (SELECT coalesce(sum(n), 0) FROM order_counts WHERE ${eq} AND day BETWEEN @fullLo AND @fullHi)
             + (SELECT count(*) FROM orders WHERE ${eq} AND createtime BETWEEN @cut1Lo AND @cut1Hi)
             + (SELECT count(*) FROM orders WHERE ${eq} AND createtime BETWEEN @cut2Lo AND @cut2Hi) AS n) AS t
           LEFT JOIN LATERAL (SELECT ${select} FROM orders WHERE ${eq} AND createtime BETWEEN @startTime AND @upTo
-            ORDER BY createtime DESC, id DESC ${slice}) AS o ON true`,
+            ORDER BY createtime DESC, id DESC ${slice}) AS o ON true`),
       };
       countedStatements.set(key, s);
     }
@@ -263,6 +275,20 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
     return f.startTime === undefined && f.endTime === undefined
       ? { sql: s.totalAndTopPage(slice), params: page }
       : { sql: s.rangedTotalAndTopPage(slice), params: { ...page, ...rangedTotalParams(f.startTime, f.endTime) } };
+  }
+
+  /** A top page's statement that also records the nonce while the merchant row keeps the claim's version (one text per page statement). */
+  const withNonceIfCurrentTexts = new Map<string, string>();
+  function withNonceIfCurrent(sql: string): string {
+    let text = withNonceIfCurrentTexts.get(sql);
+    if (text === undefined) {
+      text = `WITH current_rows AS (SELECT 1 FROM merchants WHERE id = @claimMerchantId AND xmin::text = @claimMerchantVersion),
+           n AS (INSERT INTO nonces (api_key, nonce, expires_at) SELECT @claimApiKey, @claimNonce, @claimNonceExpiresAt FROM current_rows
+             ON CONFLICT DO NOTHING RETURNING 1)
+         SELECT (SELECT count(*) FROM current_rows) AS current_rows, (SELECT count(*) FROM n) AS nonce_fresh, l.* FROM (${sql}) AS l`;
+      withNonceIfCurrentTexts.set(sql, text);
+    }
+    return text;
   }
 
   /** The rows and total of topPageStatement's answer (one row of nulls but the total when the page is empty). */
@@ -526,10 +552,7 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
       if (tx.dialect !== 'postgres' || !listsInOneStatement(f)) throw new Error('listSummariesWithNonceIfCurrent: a page near the top, on PostgreSQL');
       const { sql, params } = topPageStatement(f, 'summary');
       const joined = await tx.all<OrderRow & { list_total: number; current_rows: number; nonce_fresh: number }>(
-        `WITH current_rows AS (SELECT 1 FROM merchants WHERE id = @claimMerchantId AND xmin::text = @claimMerchantVersion),
-           n AS (INSERT INTO nonces (api_key, nonce, expires_at) SELECT @claimApiKey, @claimNonce, @claimNonceExpiresAt FROM current_rows
-             ON CONFLICT DO NOTHING RETURNING 1)
-         SELECT (SELECT count(*) FROM current_rows) AS current_rows, (SELECT count(*) FROM n) AS nonce_fresh, l.* FROM (${sql}) AS l`,
+        withNonceIfCurrent(sql),
         {
           ...params,
           claimMerchantId: claim.merchantId,

@@ -53,9 +53,16 @@ export interface AlphaRegionCheck {
   check(provId: string, areaId: string): { ok: true; province: string; city: string } | { ok: false; message: string };
 }
 
+/** The last second's Beijing stamp: orders created in the same second share it. */
+const lastStamp = { seconds: NaN, text: '' };
+
 /** `B` or `S`, Beijing wall-clock time to the second, 10 random digits. */
 export function newOrderNo(orderType: 1 | 2, nowSeconds: number): string {
-  const stamp = formatBeijingCompact(nowSeconds); // 20261121103000
+  if (lastStamp.seconds !== nowSeconds) {
+    lastStamp.text = formatBeijingCompact(nowSeconds); // 20261121103000
+    lastStamp.seconds = nowSeconds;
+  }
+  const stamp = lastStamp.text;
   const random = String(randomInt(0, 100_000)).padStart(5, '0') + String(randomInt(0, 100_000)).padStart(5, '0');
   return (orderType === ORDER_TYPE.BUY ? 'B' : 'S') + stamp + random;
 }
@@ -320,7 +327,8 @@ export function createOrderService(deps: OrderServiceDeps) {
       return async (tx, claim) => {
         const row: NewOrderRow = { ...draft.row, order_no: newOrderNo(ORDER_TYPE.BUY, draft.row.createtime) };
         row.pay_url = draft.payUrlFor(row);
-        const out = await orders.insertWithNonceIfCurrent(tx, { ...claim, channelId: cached.channel.id, ...cached.versions }, row);
+        const { linkVersion, channelVersion } = cached.versions;
+        const out = await orders.insertWithNonceIfCurrent(tx, { ...claim, channelId: cached.channel.id, linkVersion, channelVersion }, row);
         if (out === 'stale') deps.channels.forgetCachedLink(merchantId, cached.channel.id);
         return out;
       };

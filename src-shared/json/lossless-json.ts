@@ -38,201 +38,239 @@ export interface ParseOptions {
   maxDepth?: number;
 }
 
-/** Received member order of each parsed object (JS reorders integer-like keys). */
+/**
+ * The received member order of a parsed object whose keys JS would list in
+ * another order (it lists integer-like keys first); any other object lists
+ * its keys in the order they arrived.
+ */
 const memberOrder = new WeakMap<object, string[]>();
 
 export function receivedKeys(obj: JsonObject): string[] {
   return memberOrder.get(obj) ?? Object.keys(obj);
 }
 
-const CANONICAL_INT = /^-?(?:0|[1-9][0-9]*)$/;
+/**
+ * The parser's state. Module-level rather than closures made per call: a
+ * request body is parsed on every signed request (docs/benchmarks.md). Parsing
+ * is synchronous, so one state at a time is enough.
+ */
+let text = '';
+let pos = 0;
+let maxDepth = 32;
 
-export function parseJsonLossless(text: string, options: ParseOptions = {}): JsonValue {
-  const maxDepth = options.maxDepth ?? 32;
-  let pos = 0;
+export function parseJsonLossless(source: string, options: ParseOptions = {}): JsonValue {
+  text = source;
+  pos = 0;
+  maxDepth = options.maxDepth ?? 32;
+  try {
+    const value = parseValue(0);
+    skipWhitespace();
+    if (pos !== text.length) fail('unexpected data after JSON value');
+    return value;
+  } finally {
+    // The body is not kept alive by the parser.
+    text = '';
+  }
+}
 
-  const fail = (message: string): never => {
-    throw new JsonSyntaxError(message, pos);
-  };
+function fail(message: string): never {
+  throw new JsonSyntaxError(message, pos);
+}
 
-  const skipWhitespace = (): void => {
-    while (pos < text.length) {
-      const c = text.charCodeAt(pos);
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) pos++;
-      else break;
-    }
-  };
+function skipWhitespace(): void {
+  while (pos < text.length) {
+    const c = text.charCodeAt(pos);
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) pos++;
+    else break;
+  }
+}
 
-  const parseString = (): string => {
-    // Caller guarantees text[pos] === '"'.
-    pos++;
-    let out = '';
-    let chunkStart = pos;
-    for (;;) {
-      if (pos >= text.length) fail('unterminated string');
-      const c = text.charCodeAt(pos);
-      if (c === 0x22) {
-        out += text.slice(chunkStart, pos);
-        pos++;
-        return out;
-      }
-      if (c < 0x20) fail('control character in string');
-      if (c !== 0x5c) {
-        pos++;
-        continue;
-      }
+function parseString(): string {
+  // Caller guarantees text[pos] === '"'.
+  pos++;
+  let out = '';
+  let chunkStart = pos;
+  for (;;) {
+    if (pos >= text.length) fail('unterminated string');
+    const c = text.charCodeAt(pos);
+    if (c === 0x22) {
       out += text.slice(chunkStart, pos);
       pos++;
-      const e = text[pos];
-      switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'u': {
-          const hex = text.slice(pos + 1, pos + 5);
-          if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('bad unicode escape');
-          out += String.fromCharCode(parseInt(hex, 16));
-          pos += 4;
-          break;
-        }
-        default:
-          fail('bad escape');
-      }
+      return out;
+    }
+    if (c < 0x20) fail('control character in string');
+    if (c !== 0x5c) {
       pos++;
-      chunkStart = pos;
+      continue;
     }
-  };
-
-  const parseNumber = (): number | JsonDecimal => {
-    const start = pos;
-    if (text[pos] === '-') pos++;
-    if (text[pos] === '0') pos++;
-    else if (text[pos] !== undefined && text[pos]! >= '1' && text[pos]! <= '9') {
-      while (text[pos] !== undefined && text[pos]! >= '0' && text[pos]! <= '9') pos++;
-    } else fail('bad number');
-    if (text[pos] === '.') {
-      pos++;
-      const digitsStart = pos;
-      while (text[pos] !== undefined && text[pos]! >= '0' && text[pos]! <= '9') pos++;
-      if (pos === digitsStart) fail('bad number fraction');
-    }
-    if (text[pos] === 'e' || text[pos] === 'E') {
-      pos++;
-      if (text[pos] === '+' || text[pos] === '-') pos++;
-      const digitsStart = pos;
-      while (text[pos] !== undefined && text[pos]! >= '0' && text[pos]! <= '9') pos++;
-      if (pos === digitsStart) fail('bad number exponent');
-    }
-    const raw = text.slice(start, pos);
-    if (raw !== '-0' && raw.length <= 17 && CANONICAL_INT.test(raw)) {
-      const n = Number(raw);
-      if (Number.isSafeInteger(n)) return n;
-    }
-    return new JsonDecimal(raw);
-  };
-
-  const parseValue = (depth: number): JsonValue => {
-    skipWhitespace();
-    const c = text[pos];
-    switch (c) {
-      case '{': {
-        if (depth + 1 > maxDepth) fail(`nesting deeper than ${maxDepth}`);
-        pos++;
-        const obj: JsonObject = {};
-        const keys: string[] = [];
-        const seen = new Set<string>();
-        skipWhitespace();
-        if (text[pos] === '}') {
-          pos++;
-          memberOrder.set(obj, keys);
-          return obj;
-        }
-        for (;;) {
-          skipWhitespace();
-          if (text[pos] !== '"') fail('expected string key');
-          const key = parseString();
-          if (seen.has(key)) fail(`duplicate key "${key.slice(0, 64)}"`);
-          seen.add(key);
-          skipWhitespace();
-          if (text[pos] !== ':') fail('expected ":"');
-          pos++;
-          const value = parseValue(depth + 1);
-          // defineProperty: a "__proto__" key must stay data, never a prototype.
-          Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-          keys.push(key);
-          skipWhitespace();
-          if (text[pos] === ',') {
-            pos++;
-            continue;
-          }
-          if (text[pos] === '}') {
-            pos++;
-            memberOrder.set(obj, keys);
-            return obj;
-          }
-          fail('expected "," or "}"');
-        }
+    out += text.slice(chunkStart, pos);
+    pos++;
+    const e = text[pos];
+    switch (e) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case '/': out += '/'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'u': {
+        const hex = text.slice(pos + 1, pos + 5);
+        if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('bad unicode escape');
+        out += String.fromCharCode(parseInt(hex, 16));
+        pos += 4;
+        break;
       }
-       
-      case '[': {
-        if (depth + 1 > maxDepth) fail(`nesting deeper than ${maxDepth}`);
-        pos++;
-        const arr: JsonValue[] = [];
-        skipWhitespace();
-        if (text[pos] === ']') {
-          pos++;
-          return arr;
-        }
-        for (;;) {
-          arr.push(parseValue(depth + 1));
-          skipWhitespace();
-          if (text[pos] === ',') {
-            pos++;
-            continue;
-          }
-          if (text[pos] === ']') {
-            pos++;
-            return arr;
-          }
-          fail('expected "," or "]"');
-        }
-      }
-       
-      case '"':
-        return parseString();
-      case 't':
-        if (text.startsWith('true', pos)) {
-          pos += 4;
-          return true;
-        }
-        return fail('unexpected token');
-      case 'f':
-        if (text.startsWith('false', pos)) {
-          pos += 5;
-          return false;
-        }
-        return fail('unexpected token');
-      case 'n':
-        if (text.startsWith('null', pos)) {
-          pos += 4;
-          return null;
-        }
-        return fail('unexpected token');
       default:
-        if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return parseNumber();
-        return fail(c === undefined ? 'unexpected end of input' : 'unexpected token');
+        fail('bad escape');
     }
-  };
+    pos++;
+    chunkStart = pos;
+  }
+}
 
-  const value = parseValue(0);
+/** Whether the character code at `at` is a decimal digit (false past the end: NaN). */
+function isDigitAt(at: number): boolean {
+  const c = text.charCodeAt(at);
+  return c >= 0x30 && c <= 0x39;
+}
+
+function skipDigits(): void {
+  while (isDigitAt(pos)) pos++;
+}
+
+function parseNumber(): number | JsonDecimal {
+  const start = pos;
+  if (text.charCodeAt(pos) === 0x2d /* - */) pos++;
+  if (text.charCodeAt(pos) === 0x30 /* 0 */) pos++;
+  else if (isDigitAt(pos)) skipDigits();
+  else fail('bad number');
+  // Only an integer without a leading "-0" can be a canonical safe integer.
+  let integer = true;
+  if (text.charCodeAt(pos) === 0x2e /* . */) {
+    integer = false;
+    pos++;
+    const digitsStart = pos;
+    skipDigits();
+    if (pos === digitsStart) fail('bad number fraction');
+  }
+  const e = text.charCodeAt(pos);
+  if (e === 0x65 || e === 0x45 /* e E */) {
+    integer = false;
+    pos++;
+    const sign = text.charCodeAt(pos);
+    if (sign === 0x2b || sign === 0x2d /* + - */) pos++;
+    const digitsStart = pos;
+    skipDigits();
+    if (pos === digitsStart) fail('bad number exponent');
+  }
+  const raw = text.slice(start, pos);
+  if (integer && raw !== '-0' && raw.length <= 17) {
+    const n = Number(raw);
+    if (Number.isSafeInteger(n)) return n;
+  }
+  return new JsonDecimal(raw);
+}
+
+function parseObject(depth: number): JsonObject {
+  if (depth + 1 > maxDepth) fail(`nesting deeper than ${maxDepth}`);
+  pos++;
+  const obj: JsonObject = {};
   skipWhitespace();
-  if (pos !== text.length) fail('unexpected data after JSON value');
-  return value;
+  if (text.charCodeAt(pos) === 0x7d /* } */) {
+    pos++;
+    return obj;
+  }
+  const keys: string[] = [];
+  // JS lists integer-like keys first, whatever their order: only then is the received order kept aside.
+  let reordered = false;
+  for (;;) {
+    skipWhitespace();
+    if (text.charCodeAt(pos) !== 0x22) fail('expected string key');
+    const key = parseString();
+    if (Object.hasOwn(obj, key)) fail(`duplicate key "${key.slice(0, 64)}"`);
+    skipWhitespace();
+    if (text.charCodeAt(pos) !== 0x3a /* : */) fail('expected ":"');
+    pos++;
+    const value = parseValue(depth + 1);
+    // A "__proto__" key must stay data, never a prototype.
+    if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+    else obj[key] = value;
+    keys.push(key);
+    const first = key.charCodeAt(0);
+    if (first >= 0x30 && first <= 0x39) reordered = true;
+    skipWhitespace();
+    const c = text.charCodeAt(pos);
+    if (c === 0x2c /* , */) {
+      pos++;
+      continue;
+    }
+    if (c === 0x7d /* } */) {
+      pos++;
+      if (reordered) memberOrder.set(obj, keys);
+      return obj;
+    }
+    fail('expected "," or "}"');
+  }
+}
+
+function parseArray(depth: number): JsonValue[] {
+  if (depth + 1 > maxDepth) fail(`nesting deeper than ${maxDepth}`);
+  pos++;
+  const arr: JsonValue[] = [];
+  skipWhitespace();
+  if (text.charCodeAt(pos) === 0x5d /* ] */) {
+    pos++;
+    return arr;
+  }
+  for (;;) {
+    arr.push(parseValue(depth + 1));
+    skipWhitespace();
+    const c = text.charCodeAt(pos);
+    if (c === 0x2c /* , */) {
+      pos++;
+      continue;
+    }
+    if (c === 0x5d /* ] */) {
+      pos++;
+      return arr;
+    }
+    fail('expected "," or "]"');
+  }
+}
+
+function parseValue(depth: number): JsonValue {
+  skipWhitespace();
+  switch (text.charCodeAt(pos)) {
+    case 0x7b /* { */:
+      return parseObject(depth);
+    case 0x5b /* [ */:
+      return parseArray(depth);
+    case 0x22 /* " */:
+      return parseString();
+    case 0x74 /* t */:
+      if (text.startsWith('true', pos)) {
+        pos += 4;
+        return true;
+      }
+      return fail('unexpected token');
+    case 0x66 /* f */:
+      if (text.startsWith('false', pos)) {
+        pos += 5;
+        return false;
+      }
+      return fail('unexpected token');
+    case 0x6e /* n */:
+      if (text.startsWith('null', pos)) {
+        pos += 4;
+        return null;
+      }
+      return fail('unexpected token');
+    default:
+      if (text.charCodeAt(pos) === 0x2d || isDigitAt(pos)) return parseNumber();
+      return fail(pos >= text.length ? 'unexpected end of input' : 'unexpected token');
+  }
 }
 
 export function isJsonObject(value: JsonValue | undefined): value is JsonObject {

@@ -115,8 +115,12 @@ class PgReadTx implements ReadTx {
   private ended = false;
   constructor(
     protected readonly client: pg.PoolClient,
-    /** The BEGIN, sent and not yet awaited: a statement's result counts only once it has succeeded. */
-    protected readonly begun: Promise<unknown>,
+    /**
+     * The BEGIN, sent and not yet awaited: a statement's result counts only once it has succeeded.
+     * Undefined when nothing was sent before the statements (a unit of one statement on a connection
+     * whose session needed no switch).
+     */
+    protected readonly begun: Promise<unknown> | undefined,
   ) {}
   /**
    * COMMIT or ROLLBACK. Sent after every statement started before it (the
@@ -140,6 +144,7 @@ class PgReadTx implements ReadTx {
   protected async send(config: string | pg.QueryConfig): Promise<pg.QueryResult> {
     if (this.ended) throw new StoreError('other', 'UNIT_ENDED', 'a statement was started after its unit of work ended');
     try {
+      if (this.begun === undefined) return await this.client.query(config as pg.QueryConfig);
       const [, result] = await Promise.all([this.begun, this.client.query(config as pg.QueryConfig)]);
       return result;
     } catch (err) {
@@ -363,7 +368,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
   function track<T>(p: Promise<T>): Promise<T> {
     active.add(p);
-    void p.finally(() => active.delete(p)).catch(() => undefined);
+    const done = () => active.delete(p);
+    p.then(done, done);
     return p;
   }
 
@@ -376,9 +382,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   // use of a connection expects the server's setting, so it is reset first (RESET, not `on`: a server that
   // waits for a standby, remote_apply, keeps doing so).
   const relaxedSessions = new WeakSet<pg.PoolClient>();
-  /** Switches the session's synchronous_commit if needed (not awaited here: it leaves with the next statement). */
-  function sessionSyncCommit(client: pg.PoolClient, durable: boolean): Promise<unknown> {
-    if (relaxedSessions.has(client) !== durable) return Promise.resolve();
+  /** Switches the session's synchronous_commit if needed (not awaited here: it leaves with the next statement); undefined when it needs no switch. */
+  function sessionSyncCommit(client: pg.PoolClient, durable: boolean): Promise<unknown> | undefined {
+    if (relaxedSessions.has(client) !== durable) return undefined;
     if (durable) relaxedSessions.delete(client);
     else relaxedSessions.add(client);
     return begin(client, durable ? 'RESET synchronous_commit' : 'SET synchronous_commit TO off');
@@ -410,7 +416,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     const uncork = corked(client);
     const switched = sessionSyncCommit(client, true);
     const begun = begin(client, beginSql);
-    const tx = open(client, Promise.all([switched, begun]));
+    const tx = open(client, switched ? Promise.all([switched, begun]) : begun);
     try {
       const running = fn(tx);
       uncork();
@@ -457,7 +463,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       return { value, hooks: tx.hooks };
     } catch (err) {
       uncork();
-      await switched.catch(() => (broken = true));
+      await switched?.catch(() => (broken = true));
       throw toStoreError(err);
     } finally {
       tx.close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonDecimal, JsonSyntaxError, parseJsonLossless, receivedKeys, stringifyForSigning, type JsonObject } from '../../../src-shared/json/lossless-json';
+import { JsonDecimal, JsonSyntaxError, parseJsonLossless, receivedKeys, stringifyForSigning, type JsonObject, type JsonValue } from '../../../src-shared/json/lossless-json';
 
 describe('parseJsonLossless', () => {
   it('keeps canonical safe integers as numbers and everything else as decimal text', () => {
@@ -17,6 +17,36 @@ describe('parseJsonLossless', () => {
     const v = parseJsonLossless('{"b":1,"2":2,"a":3,"1":4}') as JsonObject;
     expect(receivedKeys(v)).toEqual(['b', '2', 'a', '1']);
     expect(Object.keys(v)).toEqual(['1', '2', 'b', 'a']); // what JS would have done
+  });
+
+  it('reads a number as an integer only without fraction or exponent, and only while it is safe', () => {
+    const v = parseJsonLossless('[1.0,1e0,10,-5,9007199254740991,9007199254740993,-9007199254740991,0.5,-0.0]') as JsonValue[];
+    expect(v).toEqual([
+      new JsonDecimal('1.0'), new JsonDecimal('1e0'), 10, -5, 9007199254740991, new JsonDecimal('9007199254740993'), -9007199254740991,
+      new JsonDecimal('0.5'), new JsonDecimal('-0.0'),
+    ]);
+    expect(() => parseJsonLossless('[-]')).toThrow('bad number');
+    expect(() => parseJsonLossless('[-a]')).toThrow('bad number');
+    expect(() => parseJsonLossless('[1e]')).toThrow('bad number exponent');
+  });
+
+  it('lists the keys of an object without integer-like keys in received order, however it is asked', () => {
+    const v = parseJsonLossless('{"z":1,"1a":2,"toString":3,"a":{"y":1,"x":2}}') as JsonObject;
+    expect(receivedKeys(v)).toEqual(['z', '1a', 'toString', 'a']);
+    expect(Object.keys(v)).toEqual(['z', '1a', 'toString', 'a']);
+    expect(Object.hasOwn(v, 'toString')).toBe(true);
+    expect(receivedKeys(v.a as JsonObject)).toEqual(['y', 'x']);
+  });
+
+  it('refuses a duplicate key whatever it is named, "__proto__" and inherited names included', () => {
+    expect(() => parseJsonLossless('{"__proto__":1,"__proto__":2}')).toThrow('duplicate key "__proto__"');
+    expect(() => parseJsonLossless('{"toString":1,"toString":2}')).toThrow('duplicate key "toString"');
+    expect(() => parseJsonLossless('{"1":1,"a":2,"1":3}')).toThrow('duplicate key "1"');
+  });
+
+  it('parses again after a failure (the parser keeps no state between calls)', () => {
+    expect(() => parseJsonLossless('{"a":')).toThrow(JsonSyntaxError);
+    expect(parseJsonLossless('{"b":2}')).toEqual({ b: 2 });
   });
 
   it('decodes escapes and keeps non-ASCII', () => {
