@@ -41,7 +41,9 @@ export interface ParseOptions {
 /**
  * The received member order of a parsed object whose keys JS would list in
  * another order (it lists integer-like keys first); any other object lists
- * its keys in the order they arrived.
+ * its keys in the order they arrived. Parsed values are read, never
+ * changed: a member added to or deleted from one would show in
+ * receivedKeys of the latter kind only.
  */
 const memberOrder = new WeakMap<object, string[]>();
 
@@ -68,7 +70,7 @@ export function parseJsonLossless(source: string, options: ParseOptions = {}): J
     if (pos !== text.length) fail('unexpected data after JSON value');
     return value;
   } finally {
-    // The body is not kept alive by the parser.
+    // The parser's state does not keep the last body alive (values parsed from it may, as slices of it).
     text = '';
   }
 }
@@ -194,8 +196,9 @@ function parseObject(depth: number): JsonObject {
     if (text.charCodeAt(pos) !== 0x3a /* : */) fail('expected ":"');
     pos++;
     const value = parseValue(depth + 1);
-    // A "__proto__" key must stay data, never a prototype.
-    if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+    // A name the object inherits ("__proto__", "toString", anything a library added to Object.prototype) is
+    // defined as data: assigning it would set a prototype, run an inherited setter or fail on a frozen one.
+    if (key in obj) Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
     else obj[key] = value;
     keys.push(key);
     const first = key.charCodeAt(0);

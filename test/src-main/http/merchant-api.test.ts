@@ -465,6 +465,20 @@ describe('authentication', () => {
     expect(both.status).toBe(400);
     expect(both.body.msg).toBe('nonce: given in both the query string and the body');
   });
+
+  it('refuses a query parameter on a route that declares none, signed or not, and answers the same request without it', async () => {
+    const { listener, merchant } = await setup();
+    const sign = (extra: Record<string, string>) => {
+      const base = { api_key: merchant.apiKey, timestamp: Math.floor(Date.now() / 1000), nonce: newNonce() };
+      return { ...base, signature: computeSignature({ ...base, ...extra }, merchant.apiSecret) };
+    };
+    const refused = await rawPost(`${listener.url}${PREFIX}/orderQueryList?x=1`, JSON.stringify(sign({ x: '1' })));
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe(1001);
+    expect(refused.body.msg).toBe('x: unknown parameter');
+    const answered = await rawPost(`${listener.url}${PREFIX}/orderQueryList`, JSON.stringify(sign({})));
+    expect([answered.status, answered.body.code]).toEqual([200, 1]);
+  });
 });
 
 describe('transport errors', () => {

@@ -20,10 +20,10 @@ describe('parseJsonLossless', () => {
   });
 
   it('reads a number as an integer only without fraction or exponent, and only while it is safe', () => {
-    const v = parseJsonLossless('[1.0,1e0,10,-5,9007199254740991,9007199254740993,-9007199254740991,0.5,-0.0]') as JsonValue[];
+    const v = parseJsonLossless('[1.0,1e0,1E+3,10,-5,9007199254740991,9007199254740993,-9007199254740991,-9007199254740992,10000000000000000,0.5,-0.0]') as JsonValue[];
     expect(v).toEqual([
-      new JsonDecimal('1.0'), new JsonDecimal('1e0'), 10, -5, 9007199254740991, new JsonDecimal('9007199254740993'), -9007199254740991,
-      new JsonDecimal('0.5'), new JsonDecimal('-0.0'),
+      new JsonDecimal('1.0'), new JsonDecimal('1e0'), new JsonDecimal('1E+3'), 10, -5, 9007199254740991, new JsonDecimal('9007199254740993'),
+      -9007199254740991, new JsonDecimal('-9007199254740992'), new JsonDecimal('10000000000000000'), new JsonDecimal('0.5'), new JsonDecimal('-0.0'),
     ]);
     expect(() => parseJsonLossless('[-]')).toThrow('bad number');
     expect(() => parseJsonLossless('[-a]')).toThrow('bad number');
@@ -31,22 +31,63 @@ describe('parseJsonLossless', () => {
   });
 
   it('lists the keys of an object without integer-like keys in received order, however it is asked', () => {
-    const v = parseJsonLossless('{"z":1,"1a":2,"toString":3,"a":{"y":1,"x":2}}') as JsonObject;
-    expect(receivedKeys(v)).toEqual(['z', '1a', 'toString', 'a']);
-    expect(Object.keys(v)).toEqual(['z', '1a', 'toString', 'a']);
+    const v = parseJsonLossless('{"z":1,"toString":3,"a":{"y":1,"x":2}}') as JsonObject;
+    expect(receivedKeys(v)).toEqual(['z', 'toString', 'a']);
+    expect(Object.keys(v)).toEqual(['z', 'toString', 'a']);
     expect(Object.hasOwn(v, 'toString')).toBe(true);
     expect(receivedKeys(v.a as JsonObject)).toEqual(['y', 'x']);
+  });
+
+  it('keeps the received order of keys starting with a digit, "__proto__" among them', () => {
+    const v = parseJsonLossless('{"1a":1,"1":2,"__proto__":{"p":1},"a":3}') as JsonObject;
+    expect(receivedKeys(v)).toEqual(['1a', '1', '__proto__', 'a']);
+    expect(Object.keys(v)).toEqual(['1', '1a', '__proto__', 'a']);
+    expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
+    expect(stringifyForSigning(v)).toBe('{"1a":1,"1":2,"__proto__":{"p":1},"a":3}');
+  });
+
+  it('defines a name the object inherits as its own data: no inherited setter runs, duplicates are still found', () => {
+    let calls = 0;
+    Object.defineProperty(Object.prototype, 'inheritedSetter', { set: () => calls++, configurable: true });
+    try {
+      const v = parseJsonLossless('{"inheritedSetter":{"a":[1,2]},"after":[3]}') as JsonObject;
+      expect(calls).toBe(0);
+      expect(Object.getOwnPropertyDescriptor(v, 'inheritedSetter')).toEqual({ value: { a: [1, 2] }, enumerable: true, writable: true, configurable: true });
+      expect(v.after).toEqual([3]);
+      expect(() => parseJsonLossless('{"inheritedSetter":1,"inheritedSetter":2}')).toThrow('duplicate key "inheritedSetter"');
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).inheritedSetter;
+    }
   });
 
   it('refuses a duplicate key whatever it is named, "__proto__" and inherited names included', () => {
     expect(() => parseJsonLossless('{"__proto__":1,"__proto__":2}')).toThrow('duplicate key "__proto__"');
     expect(() => parseJsonLossless('{"toString":1,"toString":2}')).toThrow('duplicate key "toString"');
     expect(() => parseJsonLossless('{"1":1,"a":2,"1":3}')).toThrow('duplicate key "1"');
+    expect(() => parseJsonLossless('{"1":1,"\\u0031":2}')).toThrow('duplicate key "1"');
   });
 
-  it('parses again after a failure (the parser keeps no state between calls)', () => {
+  it('says where the text went wrong', () => {
+    const positionOf = (text: string) => {
+      try {
+        parseJsonLossless(text);
+      } catch (err) {
+        return [(err as JsonSyntaxError).position, (err as Error).message];
+      }
+      return undefined;
+    };
+    expect(positionOf('{"a":1,"a":2}')).toEqual([10, 'duplicate key "a" at position 10']);
+    expect(positionOf('[1,')).toEqual([3, 'unexpected end of input at position 3']);
+    expect(positionOf('{"a":1} x')).toEqual([8, 'unexpected data after JSON value at position 8']);
+  });
+
+  it('parses again after a failure, with its own options (the parser keeps no state between calls)', () => {
     expect(() => parseJsonLossless('{"a":')).toThrow(JsonSyntaxError);
     expect(parseJsonLossless('{"b":2}')).toEqual({ b: 2 });
+    expect(() => parseJsonLossless('[[1]]', { maxDepth: 1 })).toThrow('nesting deeper than 1');
+    expect(parseJsonLossless('[[1]]')).toEqual([[1]]);
+    expect(() => parseJsonLossless('['.repeat(200_000), { maxDepth: Infinity })).toThrow(RangeError);
+    expect(parseJsonLossless('{"c":[3]}')).toEqual({ c: [3] });
   });
 
   it('decodes escapes and keeps non-ASCII', () => {
