@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../../support/cli-harness';
 import { rawRequest, type RawResponse } from '../../support/http-raw';
-import { read, seedMerchant, testListener, testService, rowCount, write } from '../../support/service-harness';
+import { manualClock, read, seedMerchant, testListener, testService, rowCount, write } from '../../support/service-harness';
 import { tempDir } from '../../support/temp-dir';
 import { captureLog, type LogCapture } from '../../support/log-capture';
 import { CONSOLE_CSP, IMMUTABLE_CACHE, hostAllowed, sessionCookieName } from '../../../src-main/http/console-routes';
@@ -18,6 +18,7 @@ import { totpCodeAt } from '../../../src-main/auth/totp';
 import { createTestAccount, postJson, sessionCookieOf, signInOverHttp, totpCode, type HttpSite, type TestAccount } from '../../support/accounts';
 import type { RunningListener } from '../../../src-main/http/server';
 import type { MerchantConsoleService } from '../../../src-main/service';
+import type { Clock } from '../../../src-main/services/context';
 
 interface Site {
   service: MerchantConsoleService;
@@ -29,11 +30,11 @@ interface Site {
   origin: string;
 }
 
-async function site({ built = true, logger }: { built?: boolean; logger?: LogCapture['logger'] } = {}): Promise<Site> {
+async function site({ built = true, logger, clock }: { built?: boolean; logger?: LogCapture['logger']; clock?: Clock } = {}): Promise<Site> {
   const dataDir = tempDir();
   const consoleDir = tempDir();
   if (built) buildFakeConsole(consoleDir);
-  const service = await testService({ dataDir });
+  const service = await testService({ dataDir, ...(clock ? { clock } : {}) });
   const listener = await testListener(service, { console: { dir: consoleDir, version: '1.2.3-test' }, ...(logger ? { logger } : {}) });
   const port = Number(new URL(listener.url).port);
   const host = `127.0.0.1:${port}`;
@@ -105,7 +106,8 @@ describe('console sign-in and sessions over HTTP', () => {
   });
 
   it('answers a failed sign-in the same way whatever was wrong (401), then 429 with Retry-After once too many failed', async () => {
-    const s = await site();
+    // A clock that stands still: Retry-After counts from the last failure, and a second may pass on the wall clock.
+    const s = await site({ clock: manualClock() });
     const admin = await createTestAccount(s.service, { role: 'admin' });
     const unknown = await postJson(httpSite(s), '/console/sign-in', { login: 'nobody', password: admin.password });
     const wrong = await postJson(httpSite(s), '/console/sign-in', { login: admin.login, password: 'not the password' });
