@@ -12,10 +12,9 @@
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { POSTGRES_NONCE_AND_ORDER, REFERENCE_ORDER_COLUMNS } from './lib/reference-sql';
+import { probeBuyOrder, PROBE_NONCE_EXPIRES_AT, referenceInsert } from './lib/probe-orders';
 import { openPostgresStore } from '../src-main/store/postgres/postgres-store';
-import { createOrderRepository, type NewOrderRow } from '../src-main/repositories/order-repository';
-import { newOrderNo, newPayToken } from '../src-main/services/order-service';
+import { createOrderRepository } from '../src-main/repositories/order-repository';
 
 const url = process.argv[2]!;
 const seconds = Number(process.argv[3] ?? 5);
@@ -40,24 +39,11 @@ const store = await openPostgresStore({ url, migrate: false });
 const raw = new pg.Pool({ connectionString: url, max: 10 });
 const orders = createOrderRepository();
 const m = (await raw.query('SELECT m.api_key, m.id, m.xmin::text AS mv, l.channel_id, l.xmin::text AS lv, c.xmin::text AS cv FROM merchants m JOIN merchant_channels l ON l.merchant_id = m.id JOIN channels c ON c.id = l.channel_id ORDER BY m.id, l.channel_id LIMIT 1')).rows[0];
-const draft = (): NewOrderRow => {
-  const now = Math.floor(Date.now() / 1000);
-  return {
-    order_no: newOrderNo(1, now), merchant_id: m.id, channel_id: m.channel_id, order_type: 1, status: 'pending', pay_method: 'bank',
-    cny_amount: 10_000, service_rate: '0.01', passage_rate: '0', deposit_rate: 0, base_rate: 0, service_amount: 100, passage_amount: 0,
-    deposit_amount: 200, channel_amount: 0, merchant_actual_amount: 9_700, customer_name: null, payment_method_id: null,
-    payment_method_snapshot: null, customer_payment_method: null, alpha_data_enc: null, pay_token: newPayToken(), pay_url: 'http://127.0.0.1/pay',
-    expires_at: now + 900, createtime: now,
-  };
-};
+const draft = () => probeBuyOrder(m.id, m.channel_id);
 const variants: Record<string, () => Promise<unknown>> = {
-  reference: () => {
-    const d = draft();
-    const values = REFERENCE_ORDER_COLUMNS.map((c) => (c === 'updatetime' ? d.createtime : d[c]));
-    return raw.query({ ...POSTGRES_NONCE_AND_ORDER, values: [m.api_key, randomUUID(), 2_000_000_000, ...values] });
-  },
+  reference: () => referenceInsert(raw, m.api_key, draft()),
   service: async () => {
-    const r = await store.writeAlone((tx) => orders.insertWithNonceIfCurrent(tx, { apiKey: m.api_key, nonce: randomUUID(), nonceExpiresAt: 2_000_000_000, merchantId: m.id, merchantVersion: m.mv, channelId: m.channel_id, linkVersion: m.lv, channelVersion: m.cv }, draft()), { durable: true });
+    const r = await store.writeAlone((tx) => orders.insertWithNonceIfCurrent(tx, { apiKey: m.api_key, nonce: randomUUID(), nonceExpiresAt: PROBE_NONCE_EXPIRES_AT, merchantId: m.id, merchantVersion: m.mv, channelId: m.channel_id, linkVersion: m.lv, channelVersion: m.cv }, draft()), { durable: true });
     if (typeof r === 'string') throw new Error(r);
   },
 };

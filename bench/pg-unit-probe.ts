@@ -13,13 +13,12 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { startPostgresCopy } from './lib/postgres-data';
-import { POSTGRES_NONCE_AND_ORDER, REFERENCE_ORDER_COLUMNS } from './lib/reference-sql';
+import { probeBuyOrder, PROBE_NONCE_EXPIRES_AT, referenceInsert } from './lib/probe-orders';
 import { openPostgresStore } from '../src-main/store/postgres/postgres-store';
 import type { WriteTx } from '../src-main/store/store';
 import { createNonceRepository } from '../src-main/repositories/nonce-repository';
 import { createChannelRepository } from '../src-main/repositories/channel-repository';
-import { createOrderRepository, type NewOrderRow } from '../src-main/repositories/order-repository';
-import { newOrderNo, newPayToken } from '../src-main/services/order-service';
+import { createOrderRepository } from '../src-main/repositories/order-repository';
 
 const template = process.argv[2] ?? '.data/bench/pg-template-o1000000-m20-d90-s1';
 const seconds = Number(process.argv[3] ?? 6);
@@ -36,16 +35,7 @@ try {
       'SELECT m.api_key, m.id, l.channel_id FROM merchants m JOIN merchant_channels l ON l.merchant_id = m.id ORDER BY m.id, l.channel_id LIMIT 1',
     )
   ).rows[0]!;
-  const draft = (): NewOrderRow => {
-    const now = Math.floor(Date.now() / 1000);
-    return {
-      order_no: newOrderNo(1, now), merchant_id: merchantId, channel_id: channelId, order_type: 1, status: 'pending', pay_method: 'bank',
-      cny_amount: 10_000, service_rate: '0.01', passage_rate: '0', deposit_rate: 0, base_rate: 0, service_amount: 100, passage_amount: 0,
-      deposit_amount: 200, channel_amount: 0, merchant_actual_amount: 9_700, customer_name: null, payment_method_id: null,
-      payment_method_snapshot: null, customer_payment_method: null, alpha_data_enc: null, pay_token: newPayToken(), pay_url: 'http://127.0.0.1/pay',
-      expires_at: now + 900, createtime: now,
-    };
-  };
+  const draft = () => probeBuyOrder(merchantId, channelId);
   // The route's unit: the merchant and its nonce, then (in a savepoint) the channel and the order.
   const write = async (tx: WriteTx, lookUpChannel: boolean) => {
     if (lookUpChannel) await channels.findLinked(tx, merchantId, channelId);
@@ -53,15 +43,11 @@ try {
   };
   const unit = (savepoint: boolean, lookUpChannel: boolean) => () =>
     store.write(async (tx) => {
-      await nonces.merchantConsumingNonce(tx, apiKey, randomUUID(), 2_000_000_000);
+      await nonces.merchantConsumingNonce(tx, apiKey, randomUUID(), PROBE_NONCE_EXPIRES_AT);
       return savepoint ? tx.savepoint((sp) => write(sp, lookUpChannel)) : write(tx, lookUpChannel);
     });
   const variants: Record<string, () => Promise<unknown>> = {
-    'one statement (limit reference)': () => {
-      const d = draft();
-      const values = REFERENCE_ORDER_COLUMNS.map((c) => (c === 'updatetime' ? d.createtime : d[c]));
-      return raw.query({ ...POSTGRES_NONCE_AND_ORDER, values: [apiKey, randomUUID(), 2_000_000_000, ...values] });
-    },
+    'one statement (limit reference)': () => referenceInsert(raw, apiKey, draft()),
     'service (savepoint, channel)': unit(true, true),
     'no savepoint': unit(false, true),
     'no channel lookup': unit(true, false),

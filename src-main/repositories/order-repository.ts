@@ -227,17 +227,18 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
   }
   type ListColumns = 'all' | 'summary';
   /**
-   * A statement text per slice, built once: the same string object each time, so the store finds its
-   * prepared statement without hashing a new kilobyte of SQL per request.
+   * A statement text per key (a page slice, an inner statement), built once: the same string object each
+   * time, so the store finds its prepared statement without hashing a new kilobyte of SQL per request.
    */
-  function textPerSlice(build: (slice: string) => string): (slice: string) => string {
+  function textBuiltOnce(build: (key: string) => string): (key: string) => string {
     const texts = new Map<string, string>();
-    return (slice) => {
-      let text = texts.get(slice);
-      if (text === undefined) texts.set(slice, (text = build(slice)));
+    return (key) => {
+      let text = texts.get(key);
+      if (text === undefined) texts.set(key, (text = build(key)));
       return text;
     };
   }
+
   const countedStatements = new Map<string, CountedStatements>();
   function countedStatementsFor(f: OrderListFilter, columns: ListColumns): CountedStatements {
     // The same text on both engines.
@@ -253,9 +254,9 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
         countRange: `SELECT count(*) AS n FROM orders WHERE ${eq} AND createtime BETWEEN @lo AND @hi`,
         page: `SELECT ${select} FROM orders WHERE ${eq} AND createtime <= @upTo ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`,
         pageFrom: `SELECT ${select} FROM orders WHERE ${eq} AND createtime BETWEEN @startTime AND @upTo ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`,
-        totalAndTopPage: textPerSlice((slice) => `SELECT t.n AS list_total, o.* FROM (SELECT coalesce(sum(n), 0) AS n FROM order_totals WHERE ${eq}) AS t
+        totalAndTopPage: textBuiltOnce((slice) => `SELECT t.n AS list_total, o.* FROM (SELECT coalesce(sum(n), 0) AS n FROM order_totals WHERE ${eq}) AS t
           LEFT JOIN LATERAL (SELECT ${select} FROM orders WHERE ${eq} ORDER BY createtime DESC, id DESC ${slice}) AS o ON true`),
-        rangedTotalAndTopPage: textPerSlice((slice) => `SELECT t.n AS list_total, o.* FROM (SELECT
+        rangedTotalAndTopPage: textBuiltOnce((slice) => `SELECT t.n AS list_total, o.* FROM (SELECT
             (SELECT coalesce(sum(n), 0) FROM order_counts WHERE ${eq} AND day BETWEEN @fullLo AND @fullHi)
             + (SELECT count(*) FROM orders WHERE ${eq} AND createtime BETWEEN @cut1Lo AND @cut1Hi)
             + (SELECT count(*) FROM orders WHERE ${eq} AND createtime BETWEEN @cut2Lo AND @cut2Hi) AS n) AS t
@@ -278,18 +279,12 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
   }
 
   /** A top page's statement that also records the nonce while the merchant row keeps the claim's version (one text per page statement). */
-  const withNonceIfCurrentTexts = new Map<string, string>();
-  function withNonceIfCurrent(sql: string): string {
-    let text = withNonceIfCurrentTexts.get(sql);
-    if (text === undefined) {
-      text = `WITH current_rows AS (SELECT 1 FROM merchants WHERE id = @claimMerchantId AND xmin::text = @claimMerchantVersion),
+  const withNonceIfCurrent = textBuiltOnce(
+    (sql) => `WITH current_rows AS (SELECT 1 FROM merchants WHERE id = @claimMerchantId AND xmin::text = @claimMerchantVersion),
            n AS (INSERT INTO nonces (api_key, nonce, expires_at) SELECT @claimApiKey, @claimNonce, @claimNonceExpiresAt FROM current_rows
              ON CONFLICT DO NOTHING RETURNING 1)
-         SELECT (SELECT count(*) FROM current_rows) AS current_rows, (SELECT count(*) FROM n) AS nonce_fresh, l.* FROM (${sql}) AS l`;
-      withNonceIfCurrentTexts.set(sql, text);
-    }
-    return text;
-  }
+         SELECT (SELECT count(*) FROM current_rows) AS current_rows, (SELECT count(*) FROM n) AS nonce_fresh, l.* FROM (${sql}) AS l`,
+  );
 
   /** The rows and total of topPageStatement's answer (one row of nulls but the total when the page is empty). */
   function topPageOf(joined: (OrderRow & { list_total: number })[]): { rows: OrderRow[]; total: number } {

@@ -21,6 +21,7 @@ import { computeSignature } from '../../../src-shared/client/sign';
 import { newNonce, type MerchantClient } from '../../../src-shared/client/merchant-client';
 import { ErrorCode } from '../../../src-shared/errors';
 import type { RateLimitConfig } from '../../../src-main/http/rate-limit';
+import type { WriteTx } from '../../../src-main/store/store';
 import { clientFor, manualClock, read, rowCount, seedMerchant, testListener, testService, write } from '../../support/service-harness';
 import { TEST_ENGINE } from '../../support/test-engine';
 
@@ -268,18 +269,29 @@ describe('createOrder: a buy order as one statement', () => {
     expect(sameness(rows[5]!)).toEqual(sameness(rows[4]!));
   });
 
-  it('a channel disabled after the cache was warmed: 400 naming paychannel_id, the nonce consumed as by any refused write, no order', async () => {
-    const { service, m, post, client, buy, counting, counts, warm } = await setup();
-    await warm();
-    const before = await counts();
-    await write(service, (tx) => service.services.channels.update(tx, { id: m.channels.gamma, enabled: false }));
-    const body = client.signBody(buy);
-    const [res, alone] = await counting(() => post(body));
+  /**
+   * Warms the cache, changes the gamma channel or its link with `change`, and sends a buy order on it: refused
+   * with 400 naming paychannel_id, in one statement's attempt, the nonce used and no order.
+   */
+  async function refusedAfterWarming(s: Awaited<ReturnType<typeof setup>>, change: (tx: WriteTx) => Promise<unknown>) {
+    await s.warm();
+    const before = await s.counts();
+    await write(s.service, change);
+    const body = s.client.signBody(s.buy);
+    const [res, alone] = await s.counting(() => s.post(body));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ code: ErrorCode.VALIDATION, msg: `paychannel_id: no enabled channel ${m.channels.gamma} is linked to this merchant`, data: null });
+    expect(res.body).toEqual({ code: ErrorCode.VALIDATION, msg: `paychannel_id: no enabled channel ${s.m.channels.gamma} is linked to this merchant`, data: null });
     expect(alone).toBe(ONE);
-    // As in the unit of work: a refused write keeps its nonce used (the same request again is a replay) and nothing else.
-    expect(await counts()).toEqual({ orders: before.orders, nonces: before.nonces + 1 });
+    // As in the unit of work: a refused write keeps its nonce used and nothing else.
+    expect(await s.counts()).toEqual({ orders: before.orders, nonces: before.nonces + 1 });
+    return { body, res, before };
+  }
+
+  it('a channel disabled after the cache was warmed: 400 naming paychannel_id, the nonce consumed as by any refused write, no order', async () => {
+    const s = await setup();
+    const { service, m, post, warm } = s;
+    const { body } = await refusedAfterWarming(s, (tx) => service.services.channels.update(tx, { id: m.channels.gamma, enabled: false }));
+    // The same request again is a replay.
     expect((await post(body)).body.code).toBe(ErrorCode.AUTH_NONCE_REUSED);
     // Enabled again: orders are accepted, and the cache is warmed anew.
     await write(service, (tx) => service.services.channels.update(tx, { id: m.channels.gamma, enabled: true }));
@@ -287,16 +299,9 @@ describe('createOrder: a buy order as one statement', () => {
   });
 
   it('a channel unlinked after the cache was warmed: refused like a disabled one', async () => {
-    const { service, m, post, client, buy, counting, counts, warm } = await setup();
-    await warm();
-    const before = await counts();
-    await write(service, (tx) => service.services.channels.unlink(tx, m.id, m.channels.gamma));
-    const body = client.signBody(buy);
-    const [res, alone] = await counting(() => post(body));
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ code: ErrorCode.VALIDATION, msg: `paychannel_id: no enabled channel ${m.channels.gamma} is linked to this merchant`, data: null });
-    expect(alone).toBe(ONE);
-    expect(await counts()).toEqual({ orders: before.orders, nonces: before.nonces + 1 });
+    const s = await setup();
+    const { service, m, post, client, buy, counting, counts, warm } = s;
+    const { res, before } = await refusedAfterWarming(s, (tx) => service.services.channels.unlink(tx, m.id, m.channels.gamma));
     // And again, now without the cache: the same answer.
     const [again, none] = await counting(() => post(client.signBody(buy)));
     expect(again).toEqual(res);
