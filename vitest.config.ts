@@ -65,6 +65,7 @@ export const OUT_OF_PROCESS = [
   'test/src-main/cli/serve-crash.test.ts',
   'test/src-main/cli/serve-public-url.test.ts',
   'test/src-main/cli/serve-secrets.test.ts',
+  'test/src-main/heap-policy.test.ts',
   'test/src-main/store/data-dir.test.ts',
   'test/src-main/store/storage-faults.test.ts',
 ];

@@ -9,6 +9,7 @@
  * each step runs even when an earlier one failed.
  */
 import { startBackgroundWork, type BackgroundWork, type BackgroundWorkOptions } from './background/background-work';
+import { applyHostHeapPolicy } from './heap-policy';
 import type { MerchantConsoleService } from './service';
 import type { DataDirLock } from './store/data-dir';
 import type { Checkpointer } from './store/sqlite/checkpointer';
@@ -57,6 +58,7 @@ export interface Host<L extends HostListening> {
 /** Starts a host step by step (see above); when a step fails, what started before it is taken down and the error thrown. */
 export async function startHost<L extends HostListening>(start: HostStart<L>): Promise<Host<L>> {
   const parts: HostParts = {};
+  applyHostHeapPolicy();
   try {
     const lock = (parts.lock = start.lock());
     const service = (parts.service = await start.openService());

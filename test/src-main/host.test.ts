@@ -3,9 +3,13 @@
  * piece a recording stand-in: serve and the desktop app run it for real in
  * their own tests.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startHost, type HostStart } from '../../src-main/host';
 import type { MerchantConsoleService } from '../../src-main/service';
+
+// The heap policy sets a V8 flag for the whole process: recorded here, checked for real in heap-policy.test.ts.
+const heapPolicy = vi.hoisted(() => ({ events: undefined as string[] | undefined }));
+vi.mock('../../src-main/heap-policy', () => ({ applyHostHeapPolicy: () => heapPolicy.events?.push('heap policy applied') }));
 
 type Step = 'lock' | 'open' | 'listen' | 'claims' | 'background' | 'checkpointer';
 
@@ -66,12 +70,15 @@ function recordingHost(failing?: Step, { closeFails = false } = {}) {
 }
 
 describe('host start-up and shutdown', () => {
-  it('starts lock, store, listener, then the work besides requests; stops listener first and the lock last', async () => {
+  it('applies the heap policy, then starts lock, store, listener and the work besides requests; stops listener first and the lock last', async () => {
     const { events, start, service } = recordingHost();
+    heapPolicy.events = events;
     const host = await startHost(start);
+    heapPolicy.events = undefined;
     expect(host.service).toBe(service);
     expect(host.listening.url).toBe('http://127.0.0.1:1');
     expect(events.splice(0)).toEqual([
+      'heap policy applied',
       'lock taken',
       'store opened',
       'listening',

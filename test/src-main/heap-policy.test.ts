@@ -1,0 +1,49 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * In a child process (V8 flags are per process): an allocation site whose
+ * objects first all survive (kept in an array, as a cold host keeps its first
+ * requests' rows) and then die at once (as a warm host's rows do). V8's
+ * natives tell where each later object was allocated.
+ */
+function youngAfterSurvivingBurst(applyPolicy: boolean): { young: number; sampled: number } {
+  const script = `
+    const { applyHostHeapPolicy } = await import(${JSON.stringify(path.resolve('src-main/heap-policy.ts'))});
+    if (${applyPolicy}) applyHostHeapPolicy();
+    const inYoungGeneration = new Function('o', 'return %InYoungGeneration(o)');
+    function row(i) { return { id: i, merchant_id: i + 1, cny_amount: i * 100 }; }
+    let kept = [];
+    for (let i = 0; i < 1_000_000; i++) kept.push(row(i));
+    kept = null;
+    let young = 0;
+    let sampled = 0;
+    for (let i = 0; i < 2_000_000; i++) {
+      const r = row(i);
+      if (i % 1024 === 0) {
+        sampled++;
+        if (inYoungGeneration(r)) young++;
+      }
+    }
+    console.log(JSON.stringify({ young, sampled }));
+  `;
+  const out = execFileSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+  return JSON.parse(out.trim().split('\n').at(-1)!) as { young: number; sampled: number };
+}
+
+describe('host heap policy', () => {
+  it('without it, V8 allocates a site in the old generation after a burst in which its objects survived (the control)', () => {
+    // V8 decides at a collection; a run may decide late: the control is tried up to three times.
+    let control = youngAfterSurvivingBurst(false);
+    for (let tries = 1; tries < 3 && control.young === control.sampled; tries++) control = youngAfterSurvivingBurst(false);
+    expect(control.sampled).toBeGreaterThan(1000);
+    expect(control.young).toBeLessThan(control.sampled * 0.9);
+  }, 120_000);
+
+  it('with it, the same site keeps allocating young objects, which die young', () => {
+    const { young, sampled } = youngAfterSurvivingBurst(true);
+    expect(sampled).toBeGreaterThan(1000);
+    expect(young).toBe(sampled);
+  }, 60_000);
+});
