@@ -42,8 +42,12 @@ describe('host heap policy', () => {
   }, 120_000);
 
   it('with it, the same site keeps allocating young objects, which die young', () => {
-    const { young, sampled } = youngAfterSurvivingBurst(true);
-    expect(sampled).toBeGreaterThan(1000);
-    expect(young).toBe(sampled);
-  }, 60_000);
+    // Three runs: without the policy, V8 pretenures in most runs (the control), so all three staying young says the policy did it.
+    for (let run = 0; run < 3; run++) {
+      const { young, sampled } = youngAfterSurvivingBurst(true);
+      expect(sampled).toBeGreaterThan(1000);
+      // All but a stray one (Node 24 has allocated 1 of 1,954 old once: not a site's decision, which moves them all).
+      expect(young).toBeGreaterThanOrEqual(sampled * 0.99);
+    }
+  }, 120_000);
 });
