@@ -36,7 +36,7 @@ describe('host heap policy', () => {
   it('without it, V8 allocates a site in the old generation after a burst in which its objects survived (the control)', () => {
     // V8 decides at a collection; a run may decide late: the control is tried up to three times.
     let control = youngAfterSurvivingBurst(false);
-    for (let tries = 1; tries < 3 && control.young === control.sampled; tries++) control = youngAfterSurvivingBurst(false);
+    for (let tries = 1; tries < 3 && control.young >= control.sampled * 0.9; tries++) control = youngAfterSurvivingBurst(false);
     expect(control.sampled).toBeGreaterThan(1000);
     expect(control.young).toBeLessThan(control.sampled * 0.9);
   }, 120_000);

@@ -73,8 +73,7 @@ describe('host start-up and shutdown', () => {
   it('applies the heap policy, then starts lock, store, listener and the work besides requests; stops listener first and the lock last', async () => {
     const { events, start, service } = recordingHost();
     heapPolicy.events = events;
-    const host = await startHost(start);
-    heapPolicy.events = undefined;
+    const host = await startHost(start).finally(() => (heapPolicy.events = undefined));
     expect(host.service).toBe(service);
     expect(host.listening.url).toBe('http://127.0.0.1:1');
     expect(events.splice(0)).toEqual([
