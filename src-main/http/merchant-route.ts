@@ -8,10 +8,10 @@
  *   called → after the commit (a read's nonce is not flushed on its own):
  *   the validation error if any, else the envelope serialised through the
  *   response schema.
- * A route with `alone` may instead answer with one statement of its own, for
- * a request verified against the merchant as an earlier request read it: the
- * statement checks those rows are unchanged, else the unit of work runs
- * (PostgreSQL; docs/decisions.md, "Hot path").
+ * A route with `alone` may instead answer with a unit of its own (one
+ * statement on PostgreSQL), for a request verified against the merchant as
+ * an earlier request read it: the unit checks those rows are unchanged,
+ * else the unit of work runs (docs/decisions.md, "Hot path").
  * A write route marked `idempotent` also honours an Idempotency-Key header
  * through the idempotency service: a stored first answer is replayed (or a
  * mismatch refused) instead of writing, and a new answer is stored with the
@@ -58,7 +58,7 @@ export interface ReadRoute<B extends z.ZodType, Q extends z.ZodType, R extends z
   kind: 'read';
   handle(tx: ReadTx, ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): Promise<z.output<R>>;
   /**
-   * handle and the nonce as one statement of its own (Store.writeAlone), for
+   * handle and the nonce as a unit of its own (Store.writeAlone), for
    * a request verified against the cached merchant, or undefined when it
    * cannot be done so (the unit of work then runs). docs/decisions.md, "Hot path".
    */
@@ -93,7 +93,7 @@ export interface WriteRoute<B extends z.ZodType, Q extends z.ZodType, R extends 
   /** Documented answers besides 200 (e.g. 202 for a held withdrawal). */
   otherAnswers?: Record<number, ResponseDoc>;
   /**
-   * The write as one statement of its own (Store.writeAlone), for a request
+   * The write as a unit of its own (Store.writeAlone), for a request
    * verified against the cached merchant: an attempt (run again, up to five
    * times, while it answers 'taken'), or undefined when it cannot be done so
    * (the unit of work then runs). Never for a request with an
@@ -192,8 +192,8 @@ export function registerMerchantRoute(
       let ctx: MerchantRouteContext<unknown, unknown> | undefined;
       let outcome: Outcome | undefined;
 
-      // One statement instead of a unit of work, where the route has one and the merchant and what the write
-      // reads are cached (PostgreSQL): the statement checks they are unchanged, or the unit of work runs after all.
+      // A unit of its own instead (PostgreSQL: one statement), where the route has one and the merchant and what
+      // the write reads are cached: it checks they are unchanged, or the unit of work runs after all.
       if (route.alone && input !== undefined && idempotencyKey === undefined) {
         // The route says first whether it can (a list's deep page cannot): a request it cannot do so is not
         // verified twice (here and in the unit of work).

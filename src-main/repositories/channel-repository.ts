@@ -59,6 +59,9 @@ const LINKED_COLUMNS = `c.*, l.service_rate AS link_service_rate, l.passage_rate
 
 const ONE_LINK = 'FROM merchant_channels l JOIN channels c ON c.id = l.channel_id WHERE l.merchant_id = ? AND l.channel_id = ?';
 const FIND_LINKED = `SELECT ${LINKED_COLUMNS} ${ONE_LINK}`;
+const FIND_LINKED_VERSIONED_POSTGRES = `SELECT ${LINKED_COLUMNS}, l.xmin::text AS link_version, c.xmin::text AS channel_version ${ONE_LINK}`;
+const FIND_LINKED_VERSIONED_SQLITE = `SELECT ${LINKED_COLUMNS}, g.generation AS link_version, g.generation AS channel_version
+  FROM merchant_channels l JOIN channels c ON c.id = l.channel_id JOIN row_generation g ON g.id = 1 WHERE l.merchant_id = ? AND l.channel_id = ?`;
 
 export function createChannelRepository() {
   return {
@@ -115,14 +118,14 @@ export function createChannelRepository() {
     findLinked(tx: ReadTx, merchantId: number, channelId: number): Promise<LinkedChannelRow | undefined> {
       return tx.get(FIND_LINKED, [merchantId, channelId]);
     },
-    /** findLinked, with the versions of the two rows where the engine has them (PostgreSQL's xmin), for a later claim that they are unchanged. */
-    async findLinkedVersioned(tx: ReadTx, merchantId: number, channelId: number): Promise<{ row: LinkedChannelRow; versions?: LinkVersions } | undefined> {
-      if (tx.dialect !== 'postgres') {
-        const row = await tx.get<LinkedChannelRow>(FIND_LINKED, [merchantId, channelId]);
-        return row && { row };
-      }
+    /**
+     * findLinked, with the versions of the two rows (PostgreSQL's xmin; on
+     * SQLite the row generation, migration 0010), for a later claim that they
+     * are unchanged.
+     */
+    async findLinkedVersioned(tx: ReadTx, merchantId: number, channelId: number): Promise<{ row: LinkedChannelRow; versions: LinkVersions } | undefined> {
       const found = await tx.get<LinkedChannelRow & { link_version: string; channel_version: string }>(
-        `SELECT ${LINKED_COLUMNS}, l.xmin::text AS link_version, c.xmin::text AS channel_version ${ONE_LINK}`,
+        tx.dialect === 'postgres' ? FIND_LINKED_VERSIONED_POSTGRES : FIND_LINKED_VERSIONED_SQLITE,
         [merchantId, channelId],
       );
       if (!found) return undefined;

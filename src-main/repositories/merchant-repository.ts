@@ -19,7 +19,7 @@ export interface MerchantRow {
 
 export type NewMerchantRow = Omit<MerchantRow, 'id' | 'updatetime' | 'console_withdrawal_threshold' | 'api_withdrawal_threshold'>;
 
-export const MERCHANT_BY_API_KEY = 'SELECT * FROM merchants WHERE api_key = ?';
+const MERCHANT_BY_API_KEY = 'SELECT * FROM merchants WHERE api_key = ?';
 
 export function createMerchantRepository() {
   return {

@@ -1,5 +1,5 @@
 import type { WriteTx } from '../store/store';
-import { MERCHANT_BY_API_KEY, type MerchantRow } from './merchant-repository';
+import type { MerchantRow } from './merchant-repository';
 
 /**
  * PostgreSQL: the merchant and the nonce in one round trip (one row, whether
@@ -8,6 +8,9 @@ import { MERCHANT_BY_API_KEY, type MerchantRow } from './merchant-repository';
  */
 const MERCHANT_WITH_NONCE_POSTGRES = `WITH n AS (INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1)
   SELECT (SELECT count(*) FROM n) AS nonce_fresh, m.xmin::text AS row_version, m.* FROM (SELECT 1) AS one LEFT JOIN merchants m ON m.api_key = ?`;
+
+/** SQLite: the merchant with the generation of the rows (migration 0010) as its version. */
+const MERCHANT_WITH_GENERATION_SQLITE = `SELECT m.*, g.generation AS row_version FROM merchants m JOIN row_generation g ON g.id = 1 WHERE m.api_key = ?`;
 
 /** Records the pair; false when it was already there (a replay). */
 async function consume(tx: WriteTx, apiKey: string, nonce: string, expiresAt: number): Promise<boolean> {
@@ -21,8 +24,9 @@ export function createNonceRepository() {
      * step: `fresh` is false when the pair was already there (a replay) or
      * no merchant has the key. A caller that refuses the request must undo
      * its unit of work (it throws), so a refused request leaves no nonce.
-     * `version` (PostgreSQL): the merchant row's version (xmin), for a claim
-     * that it is unchanged later (order repository, insertWithNonceIfCurrent).
+     * `version`: the merchant row's version (PostgreSQL's xmin, SQLite's row
+     * generation), for a claim that it is unchanged later (order repository,
+     * insertWithNonceIfCurrent).
      */
     async merchantConsumingNonce(
       tx: WriteTx,
@@ -35,9 +39,11 @@ export function createNonceRepository() {
         const { nonce_fresh: fresh, row_version: version, ...merchant } = row;
         return merchant.id === null ? { merchant: undefined, fresh: false } : { merchant, fresh: fresh === 1, version };
       }
-      // SQLite: two statements of a few µs each, in the batch's transaction anyway.
-      const merchant = await tx.get<MerchantRow>(MERCHANT_BY_API_KEY, [apiKey]);
-      return { merchant, fresh: merchant !== undefined && (await consume(tx, apiKey, nonce, expiresAt)) };
+      // SQLite: two statements of a few µs each, in the batch's transaction anyway; the version is the file's row generation.
+      const row = await tx.get<MerchantRow & { row_version: string }>(MERCHANT_WITH_GENERATION_SQLITE, [apiKey]);
+      if (!row) return { merchant: undefined, fresh: false };
+      const { row_version: version, ...merchant } = row;
+      return { merchant, fresh: await consume(tx, apiKey, nonce, expiresAt), version };
     },
     /**
      * Records the pair; false when it was already there (a replay). Two

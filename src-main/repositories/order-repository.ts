@@ -127,6 +127,11 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
      n AS (INSERT INTO nonces (api_key, nonce, expires_at) SELECT ?, ?, ? FROM current_rows ON CONFLICT DO NOTHING RETURNING 1),
      o AS (INSERT INTO orders (${ORDER_COLUMNS.join(', ')}, updatetime) SELECT ${ORDER_COLUMNS.map(() => '?').join(', ')}, ? FROM n RETURNING id)
      SELECT (SELECT count(*) FROM current_rows) AS current, (SELECT count(*) FROM n) AS fresh, (SELECT id FROM o) AS id`;
+  // SQLite (a unit of its own in the batch, which holds the write lock, so nothing changes between its
+  // statements): whether the rows are still those of the row generation read with them, and the nonce unused.
+  const CLAIM_CHECK_SQLITE = `SELECT g.generation, EXISTS (SELECT 1 FROM nonces WHERE api_key = ? AND nonce = ?) AS used
+     FROM row_generation g WHERE g.id = 1`;
+  const INSERT_NONCE = 'INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?)';
   const PENDING_EXPIRED = `SELECT * FROM orders WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`;
   const PENDING_EXPIRED_POSTGRES = `${PENDING_EXPIRED} FOR UPDATE SKIP LOCKED`;
 
@@ -465,6 +470,17 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
     return count(d.from, d.to);
   }
 
+  /**
+   * SQLite: why a claim cannot be written, or undefined when it can. One
+   * generation stands for every cached row (migration 0010), so the
+   * merchant's version and the others must all be it.
+   */
+  async function sqliteClaimRefusal(tx: WriteTx, claim: MerchantClaim, versions: string[]): Promise<'stale' | 'replay' | undefined> {
+    const now = (await tx.get<{ generation: string; used: number }>(CLAIM_CHECK_SQLITE, [claim.apiKey, claim.nonce]))!;
+    if (claim.merchantVersion !== now.generation || versions.some((v) => v !== now.generation)) return 'stale';
+    return now.used === 1 ? 'replay' : undefined;
+  }
+
   return {
     /**
      * Inserts and returns the stored row in one statement (no second
@@ -478,12 +494,23 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
       return inserted && { id: inserted.id, ...row, updatetime: row.createtime };
     },
     /**
-     * The nonce and the order in one statement, written only if the rows of
-     * the claim are still the versions it names (PostgreSQL; a unit of work
-     * of its own: Store.writeAlone). Either both are stored or nothing is.
+     * The nonce and the order, written only if the rows of the claim are
+     * still the versions it names (a unit of work of its own:
+     * Store.writeAlone; PostgreSQL in one statement). Either both are stored
+     * or nothing is.
      */
     async insertWithNonceIfCurrent(tx: WriteTx, claim: CurrentRowsClaim, row: NewOrderRow): Promise<OrderRow | AloneInsertRefusal> {
-      if (tx.dialect !== 'postgres') throw new Error('insertWithNonceIfCurrent: row versions are PostgreSQL\'s (xmin)');
+      if (tx.dialect === 'sqlite') {
+        const refused = await sqliteClaimRefusal(tx, claim, [claim.linkVersion, claim.channelVersion]);
+        if (refused) return refused;
+        const values: unknown[] = ORDER_COLUMNS.map((c) => row[c]);
+        values.push(row.createtime);
+        // The order first: a number or token taken then leaves nothing, and the nonce cannot be taken meanwhile.
+        const inserted = await tx.get<{ id: number }>(INSERT, values);
+        if (!inserted) return 'taken';
+        await tx.run(INSERT_NONCE, [claim.apiKey, claim.nonce, claim.nonceExpiresAt]);
+        return { id: inserted.id, ...row, updatetime: row.createtime };
+      }
       const values: unknown[] = [claim.merchantId, claim.merchantVersion, claim.channelId, claim.linkVersion, claim.channelVersion, claim.apiKey, claim.nonce, claim.nonceExpiresAt];
       for (const c of ORDER_COLUMNS) values.push(row[c]);
       values.push(row.createtime);
@@ -538,13 +565,20 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
     },
     /** list() with only the summary columns (the merchant API's orderQueryList). */
     /**
-     * listSummaries in one statement with the request's nonce, recorded only
-     * while the merchant row keeps the version of the claim (PostgreSQL; a
-     * unit of work of its own: Store.writeAlone). Only a page near the top
-     * without order-number search or keyset (listsInOneStatement).
+     * listSummaries with the request's nonce, recorded only while the merchant
+     * row keeps the version of the claim (a unit of work of its own:
+     * Store.writeAlone; PostgreSQL in one statement). Only a page near the
+     * top without order-number search or keyset (listsInOneStatement).
      */
     async listSummariesWithNonceIfCurrent(tx: WriteTx, claim: MerchantClaim, f: OrderListFilter): Promise<{ rows: OrderSummaryRow[]; total: number } | AloneReadRefusal> {
-      if (tx.dialect !== 'postgres' || !listsInOneStatement(f)) throw new Error('listSummariesWithNonceIfCurrent: a page near the top, on PostgreSQL');
+      if (!listsInOneStatement(f)) throw new Error('listSummariesWithNonceIfCurrent: a page near the top');
+      if (tx.dialect === 'sqlite') {
+        const refused = await sqliteClaimRefusal(tx, claim, []);
+        if (refused) return refused;
+        const page = await countedList(tx, f, 'summary');
+        await tx.run(INSERT_NONCE, [claim.apiKey, claim.nonce, claim.nonceExpiresAt]);
+        return page;
+      }
       const { sql, params } = topPageStatement(f, 'summary');
       const joined = await tx.all<OrderRow & { list_total: number; current_rows: number; nonce_fresh: number }>(
         withNonceIfCurrent(sql),

@@ -88,8 +88,8 @@ const MAX_CACHED_LINKS = 10_000;
 const linkKey = (merchantId: number, channelId: number): string => `${merchantId}:${channelId}`;
 
 export function createChannelService({ clock, secretBox, channels, merchants }: ChannelServiceDeps) {
-  // Links as an order last read them, with their rows' versions (PostgreSQL): never trusted on their own, only
-  // staked in a statement that checks the versions (order repository, insertWithNonceIfCurrent).
+  // Links as an order last read them, with their rows' versions: never trusted on their own, only staked in a
+  // unit that checks the versions (order repository, insertWithNonceIfCurrent).
   const readForOrders = new Map<string, { row: LinkedChannelRow; versions: LinkVersions }>();
 
   async function require(tx: ReadTx, id: number): Promise<ChannelRow> {
@@ -239,7 +239,7 @@ export function createChannelService({ clock, secretBox, channels, merchants }: 
     async resolveForOrder(tx: ReadTx, merchantId: number, channelId: number, payMethod: PayMethod): Promise<{ channel: LinkedChannelRow; fees: FeeSettings }> {
       const found = await channels.findLinkedVersioned(tx, merchantId, channelId);
       const resolved = usableForOrder(found?.row, channelId, payMethod);
-      if (found?.versions) {
+      if (found) {
         if (readForOrders.size >= MAX_CACHED_LINKS) readForOrders.clear();
         readForOrders.set(linkKey(merchantId, channelId), { row: found.row, versions: found.versions });
       }
@@ -248,7 +248,7 @@ export function createChannelService({ clock, secretBox, channels, merchants }: 
 
     /**
      * resolveForOrder without a lookup: the link as the last order on it read
-     * it (PostgreSQL only: rows with versions), for a write that claims those
+     * it, with its rows' versions, for a write that claims those
      * versions are current (Store.writeAlone). Undefined when not read yet or
      * when resolveForOrder would refuse: the unit of work then decides, and
      * says why.

@@ -307,9 +307,9 @@ export function createOrderService(deps: OrderServiceDeps) {
     },
 
     /**
-     * createBuy as one statement of its own (Store.writeAlone), on the
-     * channel as the last order on it read it: one attempt, with a new order
-     * number each. The statement stores the order and the nonce only while
+     * createBuy as a unit of its own (Store.writeAlone), on the channel as
+     * the last order on it read it: one attempt, with a new order number
+     * each. The unit stores the order and the nonce only while
      * the merchant, the link and the channel are still those rows (else
      * 'stale', and the cached link is dropped). Undefined when the link is
      * not cached or createBuy would refuse: the unit of work then decides.
@@ -402,8 +402,8 @@ export function createOrderService(deps: OrderServiceDeps) {
     },
 
     /**
-     * list as one statement of its own with the request's nonce
-     * (Store.writeAlone, relaxed like a read's nonce), for a request verified
+     * list as a unit of its own with the request's nonce (Store.writeAlone,
+     * relaxed like a read's nonce), for a request verified
      * against the cached merchant; 'stale' when the merchant row changed
      * since. Undefined for a page the repository does not answer in one
      * statement: the unit of work then runs.

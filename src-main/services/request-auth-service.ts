@@ -79,8 +79,8 @@ export interface RequestAuthDeps {
 
 /** Every method runs in the caller's unit of work (tx). */
 export function createRequestAuthService({ clock, nonces, merchants }: RequestAuthDeps) {
-  // Merchants as a verified request last found them, with their rows' versions (PostgreSQL): never trusted on
-  // their own, only staked in a statement that checks the version (order repository, insertWithNonceIfCurrent).
+  // Merchants as a verified request last found them, with their rows' versions: never trusted on their own,
+  // only staked in a unit that checks the version (order repository, insertWithNonceIfCurrent).
   const verifiedBefore = new Map<string, { merchant: MerchantRow; version: string }>();
   return {
     /**
@@ -114,14 +114,14 @@ export function createRequestAuthService({ clock, nonces, merchants }: RequestAu
 
     /**
      * verify without a lookup, against the merchant as an earlier request
-     * found it (PostgreSQL only: rows with versions). Nothing is recorded:
-     * the claim is for a write that checks the merchant's version and
-     * consumes the nonce in one statement (Store.writeAlone). Undefined
+     * found it, with its row version. Nothing is recorded: the claim is for
+     * a write that checks the merchant's version and consumes the nonce in a
+     * unit of its own (Store.writeAlone). Undefined
      * whenever this cannot accept the request (not seen yet, or any check
      * fails): verify, in a unit of work, then decides and says why.
      */
     verifyCached(body: JsonObject, query: Readonly<Record<string, string>>): CachedVerification | undefined {
-      // Nothing cached (always so on SQLite): no work twice.
+      // Nothing cached: no work twice.
       if (verifiedBefore.size === 0) return undefined;
       let signed: SignedParts;
       try {

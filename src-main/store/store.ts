@@ -59,7 +59,7 @@ export interface StoreStats {
   commits: number;
   largestBatch: number;
   relaxedCommits: number;
-  /** Units of work of one statement (`writeAlone`); PostgreSQL ran them without BEGIN and COMMIT. */
+  /** Units of work of `writeAlone` (PostgreSQL: one statement each, without BEGIN and COMMIT). */
   alone: number;
 }
 
@@ -77,12 +77,15 @@ export interface Store {
    */
   write<T>(fn: (tx: WriteTx) => Promise<T>, options?: WriteOptions): Promise<T>;
   /**
-   * A unit of work of exactly one statement. PostgreSQL runs it on its own,
-   * without BEGIN and COMMIT: the statement's implicit transaction, one round
-   * trip (docs/decisions.md, "Hot path"); SQLite as a unit of the next batch,
-   * like `write`. fn starts one statement on tx and nothing else (a second,
-   * or a savepoint, is refused): once that statement has succeeded it is
-   * committed, whatever fn does next. `durable` as for `write`.
+   * A unit of work the engine runs at its least cost (docs/decisions.md,
+   * "Hot path"). PostgreSQL: exactly one statement, on its own, without
+   * BEGIN and COMMIT (the statement's implicit transaction, one round trip);
+   * fn starts one statement on tx and nothing else (a second, or a
+   * savepoint, is refused): once it has succeeded it is committed, whatever
+   * fn does next. SQLite: a unit of the next batch, like `write` (its
+   * savepoint keeps its statements atomic, so the repositories' SQLite
+   * branches may take several, without a savepoint of their own).
+   * `durable` as for `write`.
    */
   writeAlone<T>(fn: (tx: WriteTx) => Promise<T>, options?: WriteOptions): Promise<T>;
   readonly stats: StoreStats;
@@ -117,7 +120,7 @@ export class StoreError extends Error {
   }
 }
 
-/** tx limited to one statement: what `writeAlone` gives fn, on either engine. */
+/** tx limited to one statement: what PostgreSQL's `writeAlone` gives fn. */
 export function oneStatement(tx: WriteTx): WriteTx {
   let started = false;
   const once = (): void => {

@@ -44,7 +44,7 @@ export function merchantRoutes(service: MerchantConsoleService): MerchantRoute[]
       body: orderQueryListBody,
       response: orderListView,
       handle: (tx, { merchant, body }) => orders.list(tx, merchant.id, body),
-      // A page near the top for a cached merchant: one statement with the nonce (PostgreSQL).
+      // A page near the top for a cached merchant: a unit of its own with the nonce (PostgreSQL: one statement).
       alone: ({ merchant, body }) => orders.listAlone(merchant.id, body),
     }),
     defineReadRoute({
@@ -84,7 +84,7 @@ export function merchantRoutes(service: MerchantConsoleService): MerchantRoute[]
         const input = body as CreateOrderInput;
         return input.order_type === ORDER_TYPE.BUY ? orders.createBuy(tx, merchant.id, input) : apiWithdrawals.createOrHold(tx, merchant, input);
       },
-      // A buy order of a cached merchant and channel: one statement (PostgreSQL). Sells take the unit of work.
+      // A buy order of a cached merchant and channel: a unit of its own (PostgreSQL: one statement). Sells take the unit of work.
       alone: ({ merchant, body }) => {
         const input = body as CreateOrderInput;
         return input.order_type === ORDER_TYPE.BUY ? orders.planBuyAlone(merchant.id, input) : undefined;

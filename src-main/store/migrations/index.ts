@@ -16,6 +16,7 @@ import { migration0006Idempotency } from './0006-idempotency';
 import { migration0007OrderCountIndexes } from './0007-order-count-indexes';
 import { migration0008WorkClaims } from './0008-work-claims';
 import { migration0009AccountsApprovalsAudit } from './0009-accounts-approvals-audit';
+import { migration0010RowGeneration } from './0010-row-generation';
 
 export interface Migration {
   version: number;
@@ -41,6 +42,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0007OrderCountIndexes,
   migration0008WorkClaims,
   migration0009AccountsApprovalsAudit,
+  migration0010RowGeneration,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

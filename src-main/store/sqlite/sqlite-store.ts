@@ -36,7 +36,6 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import {
-  oneStatement,
   StoreError,
   type MigrationTx,
   type ReadTx,
@@ -572,8 +571,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     },
 
     async writeAlone<T>(fn: (tx: WriteTx) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> {
-      // A unit of the batch like any other: its statement costs microseconds here, a transaction no more.
-      const value = await store.write((tx) => fn(oneStatement(tx)), writeOptions);
+      // A unit of the batch like any other (a transaction costs no round trip here), in its own savepoint.
+      const value = await store.write(fn, writeOptions);
       stats.alone++;
       return value;
     },

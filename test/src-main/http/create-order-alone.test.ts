@@ -1,14 +1,15 @@
 /**
  * createOrder's fast path for buy orders, over real HTTP (docs/decisions.md,
- * "Hot path"): on PostgreSQL, once a request of the merchant went through
- * the unit of work (which caches the merchant and the linked channel with
- * their row versions), the next buy order without an Idempotency-Key is one
- * statement of its own (Store.writeAlone, counted in stats.alone) that
- * stores the nonce and the order only while those rows are unchanged; on
- * SQLite nothing is cached and every order takes the unit of work. Either
- * way the answers and what is stored must be those of the unit of work:
+ * "Hot path"): once a request of the merchant went through the unit of work
+ * (which caches the merchant and the linked channel with their row
+ * versions: PostgreSQL's xmin, SQLite's row generation), the next buy order
+ * without an Idempotency-Key is a unit of its own (Store.writeAlone, counted
+ * in stats.alone; one statement on PostgreSQL) that stores the nonce and the
+ * order only while those rows are unchanged. Either way the answers and
+ * what is stored must be those of the unit of work:
  *  - the rows stored, and one nonce per request;
- *  - after the cache was warmed: a rotated secret, a disabled merchant, a
+ *  - after the cache was warmed: a rotated secret, a disabled merchant
+ *    (SQLite: also by another connection to the file), a
  *    channel whose fee changed or that was disabled or unlinked, an amount
  *    outside the channel's limits, a replayed request — each refused or
  *    accepted exactly as without the cache;
@@ -16,18 +17,20 @@
  *  - a request that finds the cache stale and falls back to the unit of
  *    work counts once against the per-api_key rate limit.
  */
+import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { computeSignature } from '../../../src-shared/client/sign';
 import { newNonce, type MerchantClient } from '../../../src-shared/client/merchant-client';
 import { ErrorCode } from '../../../src-shared/errors';
 import type { RateLimitConfig } from '../../../src-main/http/rate-limit';
+import type { SqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
 import type { WriteTx } from '../../../src-main/store/store';
 import { clientFor, manualClock, read, rowCount, seedMerchant, testListener, testService, write } from '../../support/service-harness';
 import { TEST_ENGINE } from '../../support/test-engine';
 
 const PREFIX = '/addons/paychannel/merchant';
-/** What one buy order adds to stats.alone: a unit of one statement on PostgreSQL, none on SQLite. */
-const ONE = TEST_ENGINE === 'postgres' ? 1 : 0;
+/** What one buy order on the fast path adds to stats.alone. */
+const ONE = 1;
 
 interface Answer {
   status: number;
@@ -64,7 +67,7 @@ async function setup(options: { rateLimits?: RateLimitConfig } = {}) {
   const orders = () => read(service, (tx) => tx.all<OrderColumns>('SELECT * FROM orders ORDER BY id'));
   const nonces = () => read(service, (tx) => tx.all<{ api_key: string; nonce: string; expires_at: number }>('SELECT * FROM nonces ORDER BY nonce'));
   const counts = async () => ({ orders: await rowCount(service, 'orders'), nonces: await rowCount(service, 'nonces') });
-  /** Warms the caches (the unit of work), then checks the next order takes the fast path on PostgreSQL. */
+  /** Warms the caches (the unit of work), then checks the next order takes the fast path. */
   const warm = async () => {
     const [first, viaUnit] = await counting(() => create());
     expect(first.body.code).toBe(1);
@@ -83,7 +86,7 @@ function sameness(row: OrderColumns): Record<string, unknown> {
 }
 
 describe('createOrder: a buy order as one statement', () => {
-  it('the first order takes the unit of work, the next one statement each (PostgreSQL); the rows stored are the same', async () => {
+  it('the first order takes the unit of work, the next a unit of their own each; the rows stored are the same', async () => {
     const { service, listener, m, create, counting, orders, nonces, clock } = await setup();
     const answers: Answer[] = [];
     const sent: string[] = [];
@@ -141,7 +144,7 @@ describe('createOrder: a buy order as one statement', () => {
     const [old, alone] = await counting(() => create());
     expect(old.status).toBe(401);
     expect(old.body).toEqual({ code: ErrorCode.AUTH_BAD_SIGNATURE, msg: 'signature: does not match (sign type hmac-sha256)', data: null });
-    // PostgreSQL: the statement ran and found the merchant changed; the unit of work then refused.
+    // The unit of its own ran and found the merchant changed; the unit of work then refused.
     expect(alone).toBe(ONE);
     expect(await counts()).toEqual(before);
 
@@ -234,6 +237,24 @@ describe('createOrder: a buy order as one statement', () => {
     await write(service, (tx) => service.services.merchants.update(tx, { id: m.id, enabled: true }));
     expect((await create()).body.code).toBe(1);
     expect(await counts()).toEqual({ orders: before.orders + 1, nonces: before.nonces + 1 });
+  });
+
+  it.runIf(TEST_ENGINE === 'sqlite')('SQLite: a merchant disabled by another connection to the file (an admin command, the sqlite3 shell) is refused as well', async () => {
+    const { service, m, create, counting, counts, warm } = await setup();
+    await warm();
+    const before = await counts();
+    const other = new BetterSqlite3((service.store as SqliteStore).file);
+    try {
+      other.prepare('UPDATE merchants SET enabled = 0 WHERE id = ?').run(m.id);
+    } finally {
+      other.close();
+    }
+    const [res, alone] = await counting(() => create());
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ code: ErrorCode.AUTH_UNKNOWN_KEY, msg: 'api_key: unknown or disabled', data: null });
+    // The unit of its own found the generation changed ('stale'); the unit of work refused.
+    expect(alone).toBe(ONE);
+    expect(await counts()).toEqual(before);
   });
 
   it("a fee changed after the cache was warmed (the channel's, then the link's): the next order uses the new fee, the one after goes fast with it", async () => {

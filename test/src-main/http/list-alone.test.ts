@@ -1,10 +1,10 @@
 /**
  * orderQueryList's fast path, over real HTTP (docs/decisions.md, "Hot
- * path"): on PostgreSQL, a page near the top for a merchant an earlier
- * request verified is one statement of its own (Store.writeAlone, relaxed
- * like a read's nonce) that records the nonce only while the merchant row is
- * unchanged and reads the total and the page; on SQLite every request takes
- * the unit of work. Either way the answers are those of the unit of work:
+ * path"): a page near the top for a merchant an earlier request verified is
+ * a unit of its own (Store.writeAlone, relaxed like a read's nonce; one
+ * statement on PostgreSQL) that records the nonce only while the merchant
+ * row is unchanged and reads the total and the page. Either way the answers
+ * are those of the unit of work:
  *  - the same list and total, with and without filters, for page 1 and for
  *    a deep page (which always takes the unit of work);
  *  - a rotated secret or a disabled merchant after the cache was warmed are
@@ -18,11 +18,10 @@ import { createMerchantClient } from '../../../src-shared/client/merchant-client
 import { ErrorCode } from '../../../src-shared/errors';
 import type { RateLimitConfig } from '../../../src-main/http/rate-limit';
 import { clientFor, manualClock, rowCount, seedMerchant, testListener, testService, write } from '../../support/service-harness';
-import { TEST_ENGINE } from '../../support/test-engine';
 
 const PREFIX = '/addons/paychannel/merchant';
-/** What one list request adds to stats.alone: a unit of one statement on PostgreSQL, none on SQLite. */
-const ONE = TEST_ENGINE === 'postgres' ? 1 : 0;
+/** What one list request on the fast path adds to stats.alone. */
+const ONE = 1;
 
 async function setup(options: { rateLimits?: RateLimitConfig; orders?: number } = {}) {
   const clock = manualClock(1_800_000_000);
@@ -45,7 +44,7 @@ async function setup(options: { rateLimits?: RateLimitConfig; orders?: number } 
 }
 
 describe('orderQueryList in one statement', () => {
-  it('answers every filter and page as the unit of work does; page 1 of a verified merchant is one relaxed statement on PostgreSQL', async () => {
+  it('answers every filter and page as the unit of work does; page 1 of a verified merchant is a relaxed unit of its own', async () => {
     const { client, counting, clock } = await setup({ orders: 30 });
     const start = clock.now() - 2 * 86_400;
     const filters: Record<string, unknown>[] = [

@@ -1,11 +1,11 @@
 /**
- * orders.insertWithNonceIfCurrent: the one statement (Store.writeAlone) of a
- * buy order on the fast path (PostgreSQL). It inserts the nonce and the order
- * only while the merchant, its link to the channel and the channel keep the
- * row versions (xmin) the claim names: a changed row is 'stale', a used nonce
- * 'replay', an order number or pay token already stored 'taken' — and each
- * of those leaves nothing behind, not even the nonce. On SQLite (no row
- * versions) the statement is refused.
+ * orders.insertWithNonceIfCurrent: the unit of its own (Store.writeAlone) of
+ * a buy order on the fast path. It inserts the nonce and the order only while
+ * the merchant, its link to the channel and the channel keep the versions
+ * the claim names (PostgreSQL: the rows' xmin, in one statement; SQLite: the
+ * file's row generation, migration 0010): a changed row is 'stale', a used
+ * nonce 'replay', an order number or pay token already stored 'taken' — and
+ * each of those leaves nothing behind, not even the nonce.
  */
 import { describe, expect, it } from 'vitest';
 import { createOrderRepository, type CurrentRowsClaim, type NewOrderRow } from '../../../src-main/repositories/order-repository';
@@ -55,12 +55,16 @@ interface Versions {
   channelVersion: string;
 }
 
+/** The versions the services read with the rows (as the request-auth and channel services cache them). */
 function versionsOf(service: MerchantConsoleService, merchantId: number, channelId: number): Promise<Versions> {
   return read(service, async (tx) =>
     (await tx.get<Versions>(
-      `SELECT m.xmin::text AS "merchantVersion", l.xmin::text AS "linkVersion", c.xmin::text AS "channelVersion"
-       FROM merchants m JOIN merchant_channels l ON l.merchant_id = m.id JOIN channels c ON c.id = l.channel_id
-       WHERE m.id = ? AND c.id = ?`,
+      TEST_ENGINE === 'postgres'
+        ? `SELECT m.xmin::text AS "merchantVersion", l.xmin::text AS "linkVersion", c.xmin::text AS "channelVersion"
+           FROM merchants m JOIN merchant_channels l ON l.merchant_id = m.id JOIN channels c ON c.id = l.channel_id
+           WHERE m.id = ? AND c.id = ?`
+        : `SELECT g.generation AS merchantVersion, g.generation AS linkVersion, g.generation AS channelVersion
+           FROM merchant_channels l JOIN row_generation g ON g.id = 1 WHERE l.merchant_id = ? AND l.channel_id = ?`,
       [merchantId, channelId],
     ))!,
   );
@@ -90,10 +94,21 @@ async function setup() {
   return { service, m, channelId, versions, claim, insert, stored, nonces };
 }
 
-describe.runIf(TEST_ENGINE === 'postgres')('insertWithNonceIfCurrent (PostgreSQL)', () => {
-  it('the three rows have versions of their own here (a claim that mixes them up is caught)', async () => {
+describe(`insertWithNonceIfCurrent (${TEST_ENGINE})`, () => {
+  it.runIf(TEST_ENGINE === 'postgres')('PostgreSQL: the three rows have versions of their own (a claim that mixes them up is caught)', async () => {
     const { versions } = await setup();
     expect(new Set(Object.values(versions)).size).toBe(3);
+  });
+
+  it.runIf(TEST_ENGINE === 'sqlite')('SQLite: one generation stands for the three rows; a claim with another in any place is stale', async () => {
+    const { m, channelId, versions, claim, insert, stored, nonces } = await setup();
+    expect(new Set(Object.values(versions)).size).toBe(1);
+    expect(versions.merchantVersion).toMatch(/^[0-9a-f]{16}$/);
+    for (const place of ['merchantVersion', 'linkVersion', 'channelVersion'] as const) {
+      expect(await insert(claim({ [place]: '0123456789abcdef' }), orderRow(m.id, channelId))).toBe('stale');
+    }
+    expect(await stored()).toEqual([]);
+    expect(await nonces()).toEqual([]);
   });
 
   it('with the current versions: stores the nonce and the order, and answers the stored row', async () => {
@@ -115,7 +130,7 @@ describe.runIf(TEST_ENGINE === 'postgres')('insertWithNonceIfCurrent (PostgreSQL
     expect(await rowCount(service, 'nonces')).toBe(2);
   });
 
-  it.each([
+  it.runIf(TEST_ENGINE === 'postgres').each([
     ['merchant', (v: Versions) => ({ merchantVersion: v.linkVersion })],
     ['link', (v: Versions) => ({ linkVersion: v.channelVersion })],
     ['channel', (v: Versions) => ({ channelVersion: v.merchantVersion })],
@@ -161,7 +176,7 @@ describe.runIf(TEST_ENGINE === 'postgres')('insertWithNonceIfCurrent (PostgreSQL
     expect(await nonces()).toEqual([{ api_key: m.apiKey, nonce: c.nonce, expires_at: c.nonceExpiresAt }]);
   });
 
-  it('an order number or pay token stored already: taken, and the whole statement undone (no nonce)', async () => {
+  it('an order number or pay token stored already: taken, and nothing stored (no nonce)', async () => {
     const { service, m, channelId, claim, insert, stored, nonces } = await setup();
     const first = await insert(claim(), orderRow(m.id, channelId));
     const firstRow = first as NewOrderRow;
@@ -175,7 +190,7 @@ describe.runIf(TEST_ENGINE === 'postgres')('insertWithNonceIfCurrent (PostgreSQL
     expect(await insert(sameToken, orderRow(m.id, channelId, { pay_token: firstRow.pay_token }))).toBe('taken');
     expect(await stored()).toEqual([first]);
     expect(await nonces()).toEqual(noncesBefore);
-    // A 'taken' answer is a unit of one statement like any other (it failed as a whole, nothing to undo).
+    // A 'taken' answer is a unit of its own like any other (nothing of it was stored).
     expect(service.store.stats.alone).toBe(alone + 2);
 
     // The same nonce is still free: the retry with a new order number succeeds.
@@ -183,27 +198,5 @@ describe.runIf(TEST_ENGINE === 'postgres')('insertWithNonceIfCurrent (PostgreSQL
     expect(retried).toMatchObject({ id: expect.any(Number) });
     expect(await rowCount(service, 'orders')).toBe(2);
     expect((await nonces()).map((n) => n.nonce)).toContain(sameNo.nonce);
-  });
-});
-
-describe.runIf(TEST_ENGINE === 'sqlite')('insertWithNonceIfCurrent (SQLite)', () => {
-  it('is refused: SQLite rows have no versions', async () => {
-    const service = await testService();
-    const m = await seedMerchant(service);
-    const claim: CurrentRowsClaim = {
-      apiKey: m.apiKey,
-      nonce: 'nonce_sqlite_1',
-      nonceExpiresAt: NOW + 600,
-      merchantId: m.id,
-      channelId: m.channels.gamma,
-      merchantVersion: '1',
-      linkVersion: '1',
-      channelVersion: '1',
-    };
-    await expect(service.store.writeAlone((tx) => orders.insertWithNonceIfCurrent(tx, claim, orderRow(m.id, m.channels.gamma)))).rejects.toThrow(
-      "row versions are PostgreSQL's",
-    );
-    expect(await rowCount(service, 'orders')).toBe(0);
-    expect(await rowCount(service, 'nonces')).toBe(0);
   });
 });

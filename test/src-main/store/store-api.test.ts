@@ -4,7 +4,7 @@
  * atomic units of work, savepoints, hooks after commit, error kinds, numbers
  * and text compared as the services expect, row locks that make a
  * read-check-write safe under concurrency, and units of one statement
- * (writeAlone: no BEGIN/COMMIT on PostgreSQL, a batch unit on SQLite).
+ * (writeAlone: one statement without BEGIN/COMMIT on PostgreSQL, a batch unit on SQLite).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLedgerRepository } from '../../../src-main/repositories/ledger-repository';
@@ -123,7 +123,7 @@ describe(`store API (${TEST_ENGINE})`, () => {
     expect((await s.read((tx) => ledger.balance(tx, id)))!.available).toBe(0);
   });
 
-  describe('writeAlone: a unit of one statement', () => {
+  describe('writeAlone: a unit at its least cost (PostgreSQL: one statement)', () => {
     const keys = (s: Store) => s.read((tx) => tx.all<{ api_key: string }>('SELECT api_key FROM merchants ORDER BY id')).then((rows) => rows.map((r) => r.api_key));
 
     it('commits its statement, answers what fn returns and counts the unit in stats.alone', async () => {
@@ -140,7 +140,7 @@ describe(`store API (${TEST_ENGINE})`, () => {
       expect(await keys(s)).toEqual(['alone', 'unit']);
     });
 
-    it('refuses a second statement with ONE_STATEMENT; what is left depends on the engine', async () => {
+    it.runIf(TEST_ENGINE === 'postgres')('PostgreSQL: refuses a second statement with ONE_STATEMENT, after the first was committed', async () => {
       const s = await store();
       const alone = s.stats.alone;
       let ran = false;
@@ -153,14 +153,8 @@ describe(`store API (${TEST_ENGINE})`, () => {
       await expect(refused).rejects.toMatchObject({ code: 'ONE_STATEMENT' });
       expect(ran).toBe(false);
       expect(s.stats.alone).toBe(alone);
-      const left = await s.read((tx) => tx.all<{ api_key: string; name: string }>('SELECT api_key, name FROM merchants'));
-      if (TEST_ENGINE === 'postgres') {
-        // Its own implicit transaction: the first statement was committed once it succeeded; the second never ran.
-        expect(left).toEqual([{ api_key: 'first', name: 'm first' }]);
-      } else {
-        // A unit of the batch: the refusal undoes it whole.
-        expect(left).toEqual([]);
-      }
+      // Its own implicit transaction: the first statement was committed once it succeeded; the second never ran.
+      expect(await s.read((tx) => tx.all<{ api_key: string; name: string }>('SELECT api_key, name FROM merchants'))).toEqual([{ api_key: 'first', name: 'm first' }]);
       // Every kind of statement counts: get, all and run alike.
       for (const [first, second] of [
         ['get', 'all'],
@@ -174,13 +168,13 @@ describe(`store API (${TEST_ENGINE})`, () => {
           }),
         ).rejects.toMatchObject({ code: 'ONE_STATEMENT' });
       }
-      // The store goes on: its connection (PostgreSQL) was not left inside a transaction.
+      // The store goes on: its connection was not left inside a transaction.
       await s.writeAlone((tx) => merchant(tx, 'next'));
       await s.write((tx) => merchant(tx, 'unit'));
-      expect(await keys(s)).toEqual(TEST_ENGINE === 'postgres' ? ['first', 'next', 'unit'] : ['next', 'unit']);
+      expect(await keys(s)).toEqual(['first', 'next', 'unit']);
     });
 
-    it('refuses a savepoint without running its function', async () => {
+    it.runIf(TEST_ENGINE === 'postgres')('PostgreSQL: refuses a savepoint without running its function', async () => {
       const s = await store();
       let ran = false;
       await expect(
@@ -194,6 +188,30 @@ describe(`store API (${TEST_ENGINE})`, () => {
       expect(ran).toBe(false);
       expect(await keys(s)).toEqual([]);
       expect(s.stats.alone).toBe(0);
+    });
+
+    it.runIf(TEST_ENGINE === 'sqlite')('SQLite: a unit of the batch, several statements atomically: a throw undoes them all, and only them', async () => {
+      const s = await store();
+      const committed = s.write((tx) => merchant(tx, 'before'));
+      const refused = s.writeAlone(async (tx) => {
+        await merchant(tx, 'first');
+        await tx.run("UPDATE merchants SET name = 'second' WHERE api_key = 'first'");
+        await merchant(tx, 'before'); // taken: a unique violation
+      });
+      const after = s.writeAlone(async (tx) => {
+        await merchant(tx, 'after');
+        return tx.run("UPDATE merchants SET name = 'renamed' WHERE api_key = 'after'");
+      });
+      await committed;
+      await expect(refused).rejects.toMatchObject({ kind: 'unique' });
+      await expect(after).resolves.toBe(1);
+      // One batch: the refused unit's savepoint was undone, the others' kept.
+      expect(s.stats.largestBatch).toBe(3);
+      expect(s.stats.alone).toBe(1);
+      expect(await s.read((tx) => tx.all<{ api_key: string; name: string }>('SELECT api_key, name FROM merchants ORDER BY id'))).toEqual([
+        { api_key: 'before', name: 'm before' },
+        { api_key: 'after', name: 'renamed' },
+      ]);
     });
 
     it('a statement that fails (unique violation) stores nothing and reports its kind', async () => {

@@ -1,0 +1,44 @@
+import type { Migration } from './index';
+
+/** The tables whose rows a request may be checked against from a cache (request-auth and channel services). */
+const CACHED_TABLES = ['merchants', 'merchant_channels', 'channels'] as const;
+
+/** A value no earlier state of the file had (a counter would come back after a rollback). */
+const NEW_GENERATION = 'lower(hex(randomblob(8)))';
+
+/**
+ * SQLite's stand-in for PostgreSQL's row versions (xmin): one row whose
+ * `generation` every change to a merchant, a merchant's link to a channel
+ * or a channel replaces, whichever connection or process makes it (an
+ * admin command, the sqlite3 shell). A request checked against cached rows
+ * is written only while the generation is the one read with them
+ * (docs/decisions.md, "Hot path"). Random, not counted up: a batch that
+ * changed a row and was rolled back must not leave a generation that a
+ * later change could reach again.
+ *
+ * PostgreSQL: nothing. Its statements check the rows' own versions, and a
+ * change to one merchant does not make every instance's cache stale. Like
+ * schema_migrations there, the table is the engine's bookkeeping: db copy
+ * leaves it out.
+ */
+export const migration0010RowGeneration: Migration = {
+  version: 10,
+  name: 'SQLite: a generation of the rows requests are checked against from a cache',
+  schema: {
+    sqlite: `
+      CREATE TABLE row_generation (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        generation TEXT NOT NULL
+      );
+      INSERT INTO row_generation (id, generation) VALUES (1, ${NEW_GENERATION});
+${CACHED_TABLES.flatMap((table) =>
+  ['INSERT', 'UPDATE', 'DELETE'].map(
+    (event) => `      CREATE TRIGGER ${table}_${event.toLowerCase()}_generation AFTER ${event} ON ${table} BEGIN
+        UPDATE row_generation SET generation = ${NEW_GENERATION} WHERE id = 1;
+      END;`,
+  ),
+).join('\n')}
+`,
+    postgres: '-- nothing: PostgreSQL checks the rows\' own versions (xmin)',
+  },
+};

@@ -1,0 +1,127 @@
+/**
+ * SQLite's row generation (migration 0010): what stands in for PostgreSQL's
+ * row versions when a request is checked against cached merchants, links
+ * and channels (docs/decisions.md, "Hot path"). Every insert, update and
+ * delete of those three tables replaces it — through the store or through
+ * any other connection to the file — and nothing else does; a change that
+ * is rolled back leaves the generation it found, and the next change makes
+ * one that was never there before.
+ */
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { openSqliteStore, type SqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
+import type { WriteTx } from '../../../src-main/store/store';
+import { tempDir } from '../../support/temp-dir';
+
+async function opened(): Promise<SqliteStore> {
+  return openSqliteStore({ file: path.join(tempDir(), 'db.sqlite') });
+}
+
+async function generation(store: SqliteStore): Promise<string> {
+  return (await store.read((tx) => tx.get<{ generation: string }>('SELECT generation FROM row_generation WHERE id = 1')))!.generation;
+}
+
+const addMerchant = (tx: WriteTx, key: string) =>
+  tx.get<{ id: number }>(
+    "INSERT INTO merchants (name, api_key, api_secret_enc, sign_type, enabled, createtime, updatetime) VALUES ('m', ?, 'v1:x', 'md5', 1, 1, 1) RETURNING id",
+    [key],
+  );
+const addChannel = (tx: WriteTx) =>
+  tx.get<{ id: number }>(
+    "INSERT INTO channels (category, name, pay_method, min_amount, max_amount, createtime, updatetime) VALUES ('gamma', 'c', 'alipay', 100, 1000000, 1, 1) RETURNING id",
+  );
+
+describe('SQLite row generation', () => {
+  it('one row, a fresh random value at creation; orders, nonces and the ledger leave it alone', async () => {
+    const store = await opened();
+    try {
+      const rows = await store.read((tx) => tx.all<{ id: number; generation: string }>('SELECT * FROM row_generation'));
+      expect(rows).toEqual([{ id: 1, generation: expect.stringMatching(/^[0-9a-f]{16}$/) }]);
+      const g = await generation(store);
+      await store.write((tx) => tx.run("INSERT INTO nonces (api_key, nonce, expires_at) VALUES ('k', 'n', 1)"));
+      await store.write((tx) => tx.run('DELETE FROM nonces'));
+      expect(await generation(store)).toBe(g);
+      // A second row cannot be added.
+      await expect(store.write((tx) => tx.run("INSERT INTO row_generation (id, generation) VALUES (2, 'x')"))).rejects.toMatchObject({ kind: 'check' });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('is replaced by every insert, update and delete of merchants, merchant_channels and channels', async () => {
+    const store = await opened();
+    try {
+      const seen = new Set([await generation(store)]);
+      const changes: [string, (tx: WriteTx) => Promise<unknown>][] = [];
+      let merchantId = 0;
+      let channelId = 0;
+      changes.push(['insert merchant', async (tx) => (merchantId = (await addMerchant(tx, 'k1'))!.id)]);
+      changes.push(['insert channel', async (tx) => (channelId = (await addChannel(tx))!.id)]);
+      changes.push(['insert link', (tx) => tx.run("INSERT INTO merchant_channels (merchant_id, channel_id, createtime) VALUES (?, ?, 1)", [merchantId, channelId])]);
+      changes.push(['update merchant', (tx) => tx.run('UPDATE merchants SET enabled = 0 WHERE id = ?', [merchantId])]);
+      changes.push(['update channel', (tx) => tx.run("UPDATE channels SET service_rate = '0.01' WHERE id = ?", [channelId])]);
+      changes.push(['update link', (tx) => tx.run("UPDATE merchant_channels SET service_rate = '0.02' WHERE merchant_id = ?", [merchantId])]);
+      // An update that sets what is there already counts too (the trigger does not compare).
+      changes.push(['update merchant, same value', (tx) => tx.run('UPDATE merchants SET enabled = 0 WHERE id = ?', [merchantId])]);
+      changes.push(['delete link', (tx) => tx.run('DELETE FROM merchant_channels WHERE merchant_id = ?', [merchantId])]);
+      changes.push(['delete channel', (tx) => tx.run('DELETE FROM channels WHERE id = ?', [channelId])]);
+      changes.push(['delete merchant', (tx) => tx.run('DELETE FROM merchants WHERE id = ?', [merchantId])]);
+      for (const [name, change] of changes) {
+        await store.write(change);
+        const now = await generation(store);
+        expect(seen.has(now), name).toBe(false);
+        seen.add(now);
+      }
+      // An update that matches no row is no change.
+      const before = await generation(store);
+      await store.write((tx) => tx.run('UPDATE merchants SET enabled = 1 WHERE id = 999'));
+      expect(await generation(store)).toBe(before);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('is replaced by a change another connection to the file makes (an admin command, the sqlite3 shell)', async () => {
+    const store = await opened();
+    try {
+      await store.write((tx) => addMerchant(tx, 'k1'));
+      const before = await generation(store);
+      const other = new BetterSqlite3(store.file);
+      try {
+        other.prepare("UPDATE merchants SET name = 'renamed' WHERE api_key = 'k1'").run();
+      } finally {
+        other.close();
+      }
+      const after = await generation(store);
+      expect(after).not.toBe(before);
+      // The store's writer sees it too (the unit of its own reads it there).
+      expect(await store.write((tx) => tx.get<{ generation: string }>('SELECT generation FROM row_generation'))).toEqual({ generation: after });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a change rolled back leaves the generation it found; the next change makes one never seen, not the rolled-back one', async () => {
+    const store = await opened();
+    try {
+      await store.write((tx) => addMerchant(tx, 'k1'));
+      const before = await generation(store);
+      let inside = '';
+      await expect(
+        store.write(async (tx) => {
+          await tx.run("UPDATE merchants SET name = 'undone' WHERE api_key = 'k1'");
+          inside = (await tx.get<{ generation: string }>('SELECT generation FROM row_generation'))!.generation;
+          throw new Error('refused');
+        }),
+      ).rejects.toThrow('refused');
+      expect(inside).not.toBe(before);
+      expect(await generation(store)).toBe(before);
+      await store.write((tx) => tx.run("UPDATE merchants SET name = 'done' WHERE api_key = 'k1'"));
+      const next = await generation(store);
+      expect([before, inside]).not.toContain(next);
+    } finally {
+      await store.close();
+    }
+  });
+});
