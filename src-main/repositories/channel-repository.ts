@@ -48,7 +48,7 @@ export interface LinkedChannelRow extends ChannelRow {
   link_base_rate: number | null;
 }
 
-/** Versions of a link's two rows (PostgreSQL's xmin): any update of a row gives it a new one. */
+/** Versions of a link's two rows (PostgreSQL's xmin; SQLite's row generation, migration 0010): any update of a row gives it a new one. */
 export interface LinkVersions {
   linkVersion: string;
   channelVersion: string;
@@ -60,8 +60,9 @@ const LINKED_COLUMNS = `c.*, l.service_rate AS link_service_rate, l.passage_rate
 const ONE_LINK = 'FROM merchant_channels l JOIN channels c ON c.id = l.channel_id WHERE l.merchant_id = ? AND l.channel_id = ?';
 const FIND_LINKED = `SELECT ${LINKED_COLUMNS} ${ONE_LINK}`;
 const FIND_LINKED_VERSIONED_POSTGRES = `SELECT ${LINKED_COLUMNS}, l.xmin::text AS link_version, c.xmin::text AS channel_version ${ONE_LINK}`;
+// SQLite: NULL versions (nothing cached) if the generation's row were gone.
 const FIND_LINKED_VERSIONED_SQLITE = `SELECT ${LINKED_COLUMNS}, g.generation AS link_version, g.generation AS channel_version
-  FROM merchant_channels l JOIN channels c ON c.id = l.channel_id JOIN row_generation g ON g.id = 1 WHERE l.merchant_id = ? AND l.channel_id = ?`;
+  FROM merchant_channels l JOIN channels c ON c.id = l.channel_id LEFT JOIN row_generation g ON g.id = 1 WHERE l.merchant_id = ? AND l.channel_id = ?`;
 
 export function createChannelRepository() {
   return {
@@ -123,14 +124,14 @@ export function createChannelRepository() {
      * SQLite the row generation, migration 0010), for a later claim that they
      * are unchanged.
      */
-    async findLinkedVersioned(tx: ReadTx, merchantId: number, channelId: number): Promise<{ row: LinkedChannelRow; versions: LinkVersions } | undefined> {
-      const found = await tx.get<LinkedChannelRow & { link_version: string; channel_version: string }>(
+    async findLinkedVersioned(tx: ReadTx, merchantId: number, channelId: number): Promise<{ row: LinkedChannelRow; versions?: LinkVersions } | undefined> {
+      const found = await tx.get<LinkedChannelRow & { link_version: string | null; channel_version: string | null }>(
         tx.dialect === 'postgres' ? FIND_LINKED_VERSIONED_POSTGRES : FIND_LINKED_VERSIONED_SQLITE,
         [merchantId, channelId],
       );
       if (!found) return undefined;
       const { link_version: linkVersion, channel_version: channelVersion, ...row } = found;
-      return { row, versions: { linkVersion, channelVersion } };
+      return linkVersion === null || channelVersion === null ? { row } : { row, versions: { linkVersion, channelVersion } };
     },
     listEnabledLinked(tx: ReadTx, merchantId: number, category?: ChannelCategory): Promise<LinkedChannelRow[]> {
       return category

@@ -9,8 +9,12 @@ import type { MerchantRow } from './merchant-repository';
 const MERCHANT_WITH_NONCE_POSTGRES = `WITH n AS (INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1)
   SELECT (SELECT count(*) FROM n) AS nonce_fresh, m.xmin::text AS row_version, m.* FROM (SELECT 1) AS one LEFT JOIN merchants m ON m.api_key = ?`;
 
-/** SQLite: the merchant with the generation of the rows (migration 0010) as its version. */
-const MERCHANT_WITH_GENERATION_SQLITE = `SELECT m.*, g.generation AS row_version FROM merchants m JOIN row_generation g ON g.id = 1 WHERE m.api_key = ?`;
+/**
+ * SQLite: the merchant with the generation of the rows (migration 0010) as
+ * its version; none (nothing cached) if the row were gone, rather than no
+ * merchant.
+ */
+const MERCHANT_WITH_GENERATION_SQLITE = `SELECT m.*, g.generation AS row_version FROM merchants m LEFT JOIN row_generation g ON g.id = 1 WHERE m.api_key = ?`;
 
 /** Records the pair; false when it was already there (a replay). */
 async function consume(tx: WriteTx, apiKey: string, nonce: string, expiresAt: number): Promise<boolean> {
@@ -40,10 +44,11 @@ export function createNonceRepository() {
         return merchant.id === null ? { merchant: undefined, fresh: false } : { merchant, fresh: fresh === 1, version };
       }
       // SQLite: two statements of a few µs each, in the batch's transaction anyway; the version is the file's row generation.
-      const row = await tx.get<MerchantRow & { row_version: string }>(MERCHANT_WITH_GENERATION_SQLITE, [apiKey]);
+      const row = await tx.get<MerchantRow & { row_version: string | null }>(MERCHANT_WITH_GENERATION_SQLITE, [apiKey]);
       if (!row) return { merchant: undefined, fresh: false };
       const { row_version: version, ...merchant } = row;
-      return { merchant, fresh: await consume(tx, apiKey, nonce, expiresAt), version };
+      const fresh = await consume(tx, apiKey, nonce, expiresAt);
+      return version === null ? { merchant, fresh } : { merchant, fresh, version };
     },
     /**
      * Records the pair; false when it was already there (a replay). Two

@@ -89,8 +89,9 @@ const ORDER_COLUMNS = [
 /**
  * What a request verified without a lookup (the merchant, and the channel,
  * as an earlier request read them) stakes on those rows: their versions,
- * which the statement checks (PostgreSQL's `xmin`: any update of a row gives
- * it a new one), and the nonce it consumes.
+ * which the unit of its own checks (PostgreSQL's `xmin`: any update of a row
+ * gives it a new one; SQLite's row generation, migration 0010: any change to
+ * any of those tables gives a new one), and the nonce it consumes.
  */
 export interface MerchantClaim {
   apiKey: string;
@@ -128,9 +129,12 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
      o AS (INSERT INTO orders (${ORDER_COLUMNS.join(', ')}, updatetime) SELECT ${ORDER_COLUMNS.map(() => '?').join(', ')}, ? FROM n RETURNING id)
      SELECT (SELECT count(*) FROM current_rows) AS current, (SELECT count(*) FROM n) AS fresh, (SELECT id FROM o) AS id`;
   // SQLite (a unit of its own in the batch, which holds the write lock, so nothing changes between its
-  // statements): whether the rows are still those of the row generation read with them, and the nonce unused.
-  const CLAIM_CHECK_SQLITE = `SELECT g.generation, EXISTS (SELECT 1 FROM nonces WHERE api_key = ? AND nonce = ?) AS used
-     FROM row_generation g WHERE g.id = 1`;
+  // statements): whether the rows are still those of the row generation read with them (null: no generation,
+  // never current), that the merchant's link to the channel is there (as PostgreSQL's statement joins it;
+  // NULL for a list's claim, which names no channel), and whether the nonce is used.
+  const CLAIM_CHECK_SQLITE = `SELECT (SELECT generation FROM row_generation WHERE id = 1) AS generation,
+       EXISTS (SELECT 1 FROM merchant_channels WHERE merchant_id = ? AND channel_id = ?) AS linked,
+       EXISTS (SELECT 1 FROM nonces WHERE api_key = ? AND nonce = ?) AS used`;
   const INSERT_NONCE = 'INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?)';
   const PENDING_EXPIRED = `SELECT * FROM orders WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`;
   const PENDING_EXPIRED_POSTGRES = `${PENDING_EXPIRED} FOR UPDATE SKIP LOCKED`;
@@ -298,7 +302,7 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
     return { rows, total: joined[0]!.list_total };
   }
 
-  /** A list countedList answers on PostgreSQL with one statement: counted, near the top. */
+  /** A list a unit of its own answers (PostgreSQL: countedList's one statement): counted, near the top. */
   function listsInOneStatement(f: OrderListFilter): boolean {
     return f.orderNoPrefix === undefined && f.orderNoExact === undefined && f.before === undefined && f.offset < seekFromOffset;
   }
@@ -473,11 +477,13 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
   /**
    * SQLite: why a claim cannot be written, or undefined when it can. One
    * generation stands for every cached row (migration 0010), so the
-   * merchant's version and the others must all be it.
+   * merchant's version and the others must all be it; a buy order's claim
+   * (channelId) needs the link too.
    */
-  async function sqliteClaimRefusal(tx: WriteTx, claim: MerchantClaim, versions: string[]): Promise<'stale' | 'replay' | undefined> {
-    const now = (await tx.get<{ generation: string; used: number }>(CLAIM_CHECK_SQLITE, [claim.apiKey, claim.nonce]))!;
-    if (claim.merchantVersion !== now.generation || versions.some((v) => v !== now.generation)) return 'stale';
+  async function sqliteClaimRefusal(tx: WriteTx, claim: MerchantClaim, channelId: number | null, versions: string[]): Promise<'stale' | 'replay' | undefined> {
+    const now = (await tx.get<{ generation: string | null; linked: number; used: number }>(CLAIM_CHECK_SQLITE, [claim.merchantId, channelId, claim.apiKey, claim.nonce]))!;
+    if (now.generation === null || claim.merchantVersion !== now.generation || versions.some((v) => v !== now.generation)) return 'stale';
+    if (channelId !== null && now.linked !== 1) return 'stale';
     return now.used === 1 ? 'replay' : undefined;
   }
 
@@ -500,8 +506,10 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
      * or nothing is.
      */
     async insertWithNonceIfCurrent(tx: WriteTx, claim: CurrentRowsClaim, row: NewOrderRow): Promise<OrderRow | AloneInsertRefusal> {
+      // An order of other rows than the claim's: the claim says nothing about them.
+      if (row.merchant_id !== claim.merchantId || row.channel_id !== claim.channelId) return 'stale';
       if (tx.dialect === 'sqlite') {
-        const refused = await sqliteClaimRefusal(tx, claim, [claim.linkVersion, claim.channelVersion]);
+        const refused = await sqliteClaimRefusal(tx, claim, claim.channelId, [claim.linkVersion, claim.channelVersion]);
         if (refused) return refused;
         const values: unknown[] = ORDER_COLUMNS.map((c) => row[c]);
         values.push(row.createtime);
@@ -572,8 +580,9 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
      */
     async listSummariesWithNonceIfCurrent(tx: WriteTx, claim: MerchantClaim, f: OrderListFilter): Promise<{ rows: OrderSummaryRow[]; total: number } | AloneReadRefusal> {
       if (!listsInOneStatement(f)) throw new Error('listSummariesWithNonceIfCurrent: a page near the top');
+      if (f.merchantId !== claim.merchantId) return 'stale';
       if (tx.dialect === 'sqlite') {
-        const refused = await sqliteClaimRefusal(tx, claim, []);
+        const refused = await sqliteClaimRefusal(tx, claim, null, []);
         if (refused) return refused;
         const page = await countedList(tx, f, 'summary');
         await tx.run(INSERT_NONCE, [claim.apiKey, claim.nonce, claim.nonceExpiresAt]);

@@ -239,7 +239,7 @@ export function createChannelService({ clock, secretBox, channels, merchants }: 
     async resolveForOrder(tx: ReadTx, merchantId: number, channelId: number, payMethod: PayMethod): Promise<{ channel: LinkedChannelRow; fees: FeeSettings }> {
       const found = await channels.findLinkedVersioned(tx, merchantId, channelId);
       const resolved = usableForOrder(found?.row, channelId, payMethod);
-      if (found) {
+      if (found?.versions) {
         if (readForOrders.size >= MAX_CACHED_LINKS) readForOrders.clear();
         readForOrders.set(linkKey(merchantId, channelId), { row: found.row, versions: found.versions });
       }

@@ -403,10 +403,10 @@ export function createOrderService(deps: OrderServiceDeps) {
 
     /**
      * list as a unit of its own with the request's nonce (Store.writeAlone,
-     * relaxed like a read's nonce), for a request verified
-     * against the cached merchant; 'stale' when the merchant row changed
-     * since. Undefined for a page the repository does not answer in one
-     * statement: the unit of work then runs.
+     * relaxed like a read's nonce), for a request verified against the
+     * cached merchant; 'stale' when the merchant row changed since.
+     * Undefined for a page the repository does not answer so (a deep page,
+     * an order-number search): the unit of work then runs.
      */
     listAlone(merchantId: number, q: ListQuery): ((tx: WriteTx, claim: MerchantClaim) => Promise<OrderListView | AloneReadRefusal>) | undefined {
       const filter = listFilter(merchantId, q);

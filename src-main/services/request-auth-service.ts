@@ -32,7 +32,7 @@ function authError(code: ErrorCode, message: string): AppError {
 
 export interface CachedVerification {
   merchant: MerchantRow;
-  /** The nonce a statement of its own consumes, and the merchant row version it stakes. */
+  /** The nonce a unit of its own consumes, and the merchant row version it stakes. */
   claim: MerchantClaim;
 }
 

@@ -1,10 +1,26 @@
 import type { Migration } from './index';
 
 /** The tables whose rows a request may be checked against from a cache (request-auth and channel services). */
-const CACHED_TABLES = ['merchants', 'merchant_channels', 'channels'] as const;
+export const ROW_GENERATION_TABLES = ['merchants', 'merchant_channels', 'channels'] as const;
+const EVENTS = ['INSERT', 'UPDATE', 'DELETE'] as const;
 
 /** A value no earlier state of the file had (a counter would come back after a rollback). */
 const NEW_GENERATION = 'lower(hex(randomblob(8)))';
+
+/** The names of the triggers; the SQLite store refuses to open a file at this version or later without them. */
+export const ROW_GENERATION_TRIGGERS: readonly string[] = ROW_GENERATION_TABLES.flatMap((table) => EVENTS.map((event) => `${table}_${event.toLowerCase()}_generation`));
+
+/**
+ * SQLite: the triggers of one table. A later migration that rebuilds one of
+ * ROW_GENERATION_TABLES (which drops its triggers) runs this again.
+ */
+export function rowGenerationTriggersSql(table: (typeof ROW_GENERATION_TABLES)[number]): string {
+  return EVENTS.map(
+    (event) => `      CREATE TRIGGER ${table}_${event.toLowerCase()}_generation AFTER ${event} ON ${table} BEGIN
+        UPDATE row_generation SET generation = ${NEW_GENERATION} WHERE id = 1;
+      END;`,
+  ).join('\n');
+}
 
 /**
  * SQLite's stand-in for PostgreSQL's row versions (xmin): one row whose
@@ -31,13 +47,7 @@ export const migration0010RowGeneration: Migration = {
         generation TEXT NOT NULL
       );
       INSERT INTO row_generation (id, generation) VALUES (1, ${NEW_GENERATION});
-${CACHED_TABLES.flatMap((table) =>
-  ['INSERT', 'UPDATE', 'DELETE'].map(
-    (event) => `      CREATE TRIGGER ${table}_${event.toLowerCase()}_generation AFTER ${event} ON ${table} BEGIN
-        UPDATE row_generation SET generation = ${NEW_GENERATION} WHERE id = 1;
-      END;`,
-  ),
-).join('\n')}
+${ROW_GENERATION_TABLES.map(rowGenerationTriggersSql).join('\n')}
 `,
     postgres: '-- nothing: PostgreSQL checks the rows\' own versions (xmin)',
   },

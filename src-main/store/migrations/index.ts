@@ -27,7 +27,10 @@ export interface Migration {
   /**
    * SQLite: the DDL rebuilds a table (SQLite cannot change a CHECK in place):
    * run with foreign keys off, and check them before the commit (SQLite's
-   * documented procedure for other kinds of table schema changes).
+   * documented procedure for other kinds of table schema changes). A
+   * rebuild of merchants, merchant_channels or channels drops their
+   * row-generation triggers: create them again (0010's
+   * `rowGenerationTriggersSql`); the store refuses to open without them.
    */
   sqliteRebuildsTables?: boolean;
 }

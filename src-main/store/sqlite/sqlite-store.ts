@@ -47,6 +47,7 @@ import {
   type WriteTx,
 } from '../store';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, SchemaTooNewError, type Migration } from '../migrations/index';
+import { migration0010RowGeneration, ROW_GENERATION_TRIGGERS } from '../migrations/0010-row-generation';
 import { startCheckpointer, type Checkpointer } from './checkpointer';
 import { ensureOwnerOnly } from '../owner-only';
 
@@ -288,6 +289,26 @@ export async function migrateSqlite(db: Database, migrations: readonly Migration
   }
 }
 
+/**
+ * Cached merchants and channels are trusted only while the row generation
+ * is unchanged (migration 0010), which its triggers guarantee: a file at
+ * that version without them (a later migration rebuilt a table and forgot
+ * them) is refused rather than served from stale rows.
+ */
+function checkRowGeneration(db: Database): void {
+  if (schemaVersionOf(db) < migration0010RowGeneration.version) return;
+  const present = new Set(
+    (db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").all() as { name: string }[]).map((r) => r.name),
+  );
+  const missing = ROW_GENERATION_TRIGGERS.filter((name) => !present.has(name));
+  const rows = db.prepare('SELECT count(*) AS n FROM row_generation WHERE id = 1').get() as { n: number };
+  if (missing.length > 0 || rows.n !== 1) {
+    throw new Error(
+      `the database's row generation is incomplete (${missing.length > 0 ? `trigger${missing.length === 1 ? '' : 's'} ${missing.join(', ')} missing` : 'its row is missing'}): a migration left it so; nothing was served`,
+    );
+  }
+}
+
 function openConnection(file: string, options: { readonly: boolean; nativeBinding?: string | undefined }): Database {
   return new BetterSqlite3(file, {
     readonly: options.readonly,
@@ -315,6 +336,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     // Migrations commit on their own, durably inside COMMIT; after them the store syncs the WAL itself.
     writer.pragma('synchronous = FULL');
     await migrateSqlite(writer, MIGRATIONS, options.targetVersion ?? LATEST_SCHEMA_VERSION);
+    checkRowGeneration(writer);
     writer.pragma('synchronous = NORMAL');
     // The writer never waits for the write lock inside SQLite: its busy handler
     // sleeps on the event loop's thread, so while another store of this process

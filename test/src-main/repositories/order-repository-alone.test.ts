@@ -166,6 +166,21 @@ describe(`insertWithNonceIfCurrent (${TEST_ENGINE})`, () => {
     expect(await nonces()).toEqual([]);
   });
 
+  it('stale for a merchant and channel that are not linked, with versions current otherwise', async () => {
+    const { service, m, channelId, claim, insert, stored, nonces } = await setup();
+    const other = await seedMerchant(service, 'Other');
+    expect(await read(service, (tx) => tx.get('SELECT count(*) AS n FROM merchant_channels WHERE merchant_id = ? AND channel_id = ?', [other.id, channelId]))).toEqual({ n: 0 });
+    // The merchant's versions and the channel's as they are now (on SQLite: the one generation).
+    const mine = await versionsOf(service, m.id, channelId);
+    const theirs = await versionsOf(service, other.id, other.channels.gamma);
+    const c = claim({ merchantId: other.id, apiKey: other.apiKey, merchantVersion: theirs.merchantVersion, linkVersion: mine.linkVersion, channelVersion: mine.channelVersion });
+    expect(await insert(c, orderRow(other.id, channelId))).toBe('stale');
+    // An order of another merchant than the claim's: stale too.
+    expect(await insert(claim({ ...mine }), orderRow(other.id, channelId))).toBe('stale');
+    expect(await stored()).toEqual([]);
+    expect(await nonces()).toEqual([]);
+  });
+
   it('a nonce used already: replay, no order, and the stored nonce unchanged', async () => {
     const { m, channelId, claim, insert, stored, nonces } = await setup();
     const c = claim();
