@@ -148,14 +148,28 @@ function otherTemplate(checkout: Checkout): { dir: string; manifest: SeedManifes
   return { dir, manifest };
 }
 
-/** A fresh run dir: every file of the template (database, master key, manifest). */
+/**
+ * A fresh run dir: every file of the template (database, master key,
+ * manifest), on disk before anything is measured. A copy left in the page
+ * cache (1 GB per copy of the 1,000,000-order file) is written back by the
+ * kernel 30 s later, in the first round, where it slowed the fsyncs of
+ * whichever target ran then (docs/benchmarks.md, "The machine").
+ */
 function freshRunDir(templateDir: string, name: string, files?: string[]): string {
   const runDir = path.join(dataRoot, name);
   fs.rmSync(runDir, { recursive: true, force: true });
   fs.mkdirSync(runDir, { recursive: true, mode: 0o700 });
   for (const f of files ?? fs.readdirSync(templateDir)) {
     const from = path.join(templateDir, f);
-    if (fs.statSync(from).isFile()) fs.copyFileSync(from, path.join(runDir, f));
+    if (!fs.statSync(from).isFile()) continue;
+    const to = path.join(runDir, f);
+    fs.copyFileSync(from, to);
+    const fd = fs.openSync(to, 'r+');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
   }
   return runDir;
 }
