@@ -487,18 +487,20 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
     return now.used === 1 ? 'replay' : undefined;
   }
 
+  /**
+   * Inserts and returns the stored row in one statement (no second lookup);
+   * undefined when the order number (or pay token) is taken, so the caller
+   * retries with another without aborting its unit of work.
+   */
+  async function insertReturning(tx: WriteTx, row: NewOrderRow): Promise<OrderRow | undefined> {
+    const values: unknown[] = ORDER_COLUMNS.map((c) => row[c]);
+    values.push(row.createtime);
+    const inserted = await tx.get<{ id: number }>(INSERT, values);
+    return inserted && { id: inserted.id, ...row, updatetime: row.createtime };
+  }
+
   return {
-    /**
-     * Inserts and returns the stored row in one statement (no second
-     * lookup); undefined when the order number (or pay token) is taken, so
-     * the caller retries with another without aborting its unit of work.
-     */
-    async insertReturning(tx: WriteTx, row: NewOrderRow): Promise<OrderRow | undefined> {
-      const values: unknown[] = ORDER_COLUMNS.map((c) => row[c]);
-      values.push(row.createtime);
-      const inserted = await tx.get<{ id: number }>(INSERT, values);
-      return inserted && { id: inserted.id, ...row, updatetime: row.createtime };
-    },
+    insertReturning,
     /**
      * The nonce and the order, written only if the rows of the claim are
      * still the versions it names (a unit of work of its own:
@@ -511,13 +513,11 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
       if (tx.dialect === 'sqlite') {
         const refused = await sqliteClaimRefusal(tx, claim, claim.channelId, [claim.linkVersion, claim.channelVersion]);
         if (refused) return refused;
-        const values: unknown[] = ORDER_COLUMNS.map((c) => row[c]);
-        values.push(row.createtime);
         // The order first: a number or token taken then leaves nothing, and the nonce cannot be taken meanwhile.
-        const inserted = await tx.get<{ id: number }>(INSERT, values);
+        const inserted = await insertReturning(tx, row);
         if (!inserted) return 'taken';
         await tx.run(INSERT_NONCE, [claim.apiKey, claim.nonce, claim.nonceExpiresAt]);
-        return { id: inserted.id, ...row, updatetime: row.createtime };
+        return inserted;
       }
       const values: unknown[] = [claim.merchantId, claim.merchantVersion, claim.channelId, claim.linkVersion, claim.channelVersion, claim.apiKey, claim.nonce, claim.nonceExpiresAt];
       for (const c of ORDER_COLUMNS) values.push(row[c]);

@@ -24,6 +24,16 @@ async function opened(file = path.join(tempDir(), 'db.sqlite')): Promise<SqliteS
   return openSqliteStore({ file });
 }
 
+/** fn on a fresh store, closed afterwards whatever fn does. */
+async function withStore(fn: (store: SqliteStore) => Promise<void>): Promise<void> {
+  const store = await opened();
+  try {
+    await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
 /** Runs SQL on the file through a connection of its own, as an admin command or the sqlite3 shell would. */
 function elsewhere(file: string, sql: string): void {
   const other = new BetterSqlite3(file);
@@ -59,9 +69,8 @@ const addChannel = (tx: WriteTx) =>
   );
 
 describe('SQLite row generation', () => {
-  it('one row, a fresh random value at creation, nine triggers; orders and nonces leave it alone', async () => {
-    const store = await opened();
-    try {
+  it('one row, a fresh random value at creation, nine triggers; orders and nonces leave it alone', () =>
+    withStore(async (store) => {
       const rows = await store.read((tx) => tx.all<{ id: number; generation: string }>('SELECT * FROM row_generation'));
       expect(rows).toEqual([{ id: 1, generation: expect.stringMatching(/^[0-9a-f]{16}$/) }]);
       const triggers = await store.read((tx) => tx.all<{ name: string; tbl_name: string }>("SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%_generation' ORDER BY name"));
@@ -77,14 +86,10 @@ describe('SQLite row generation', () => {
       expect(await generation(store)).toBe(g);
       // A second row cannot be added.
       await expect(store.write((tx) => tx.run("INSERT INTO row_generation (id, generation) VALUES (2, 'x')"))).rejects.toMatchObject({ kind: 'check' });
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 
-  it('is replaced by every insert, update and delete of merchants, merchant_channels and channels', async () => {
-    const store = await opened();
-    try {
+  it('is replaced by every insert, update and delete of merchants, merchant_channels and channels', () =>
+    withStore(async (store) => {
       const seen = new Set([await generation(store)]);
       const changes: [string, (tx: WriteTx) => Promise<unknown>][] = [];
       let merchantId = 0;
@@ -110,34 +115,21 @@ describe('SQLite row generation', () => {
       const before = await generation(store);
       await store.write((tx) => tx.run('UPDATE merchants SET enabled = 1 WHERE id = 999'));
       expect(await generation(store)).toBe(before);
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 
-  it('is replaced by a change another connection to the file makes (an admin command, the sqlite3 shell)', async () => {
-    const store = await opened();
-    try {
+  it('is replaced by a change another connection to the file makes (an admin command, the sqlite3 shell)', () =>
+    withStore(async (store) => {
       await store.write((tx) => addMerchant(tx, 'k1'));
       const before = await generation(store);
-      const other = new BetterSqlite3(store.file);
-      try {
-        other.prepare("UPDATE merchants SET name = 'renamed' WHERE api_key = 'k1'").run();
-      } finally {
-        other.close();
-      }
+      elsewhere(store.file, "UPDATE merchants SET name = 'renamed' WHERE api_key = 'k1'");
       const after = await generation(store);
       expect(after).not.toBe(before);
       // The store's writer sees it too (the unit of its own reads it there).
       expect(await store.write((tx) => tx.get<{ generation: string }>('SELECT generation FROM row_generation'))).toEqual({ generation: after });
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 
-  it('a change rolled back leaves the generation it found; the next change makes one never seen, not the rolled-back one', async () => {
-    const store = await opened();
-    try {
+  it('a change rolled back leaves the generation it found; the next change makes one never seen, not the rolled-back one', () =>
+    withStore(async (store) => {
       await store.write((tx) => addMerchant(tx, 'k1'));
       const before = await generation(store);
       let inside = '';
@@ -153,10 +145,7 @@ describe('SQLite row generation', () => {
       await store.write((tx) => tx.run("UPDATE merchants SET name = 'done' WHERE api_key = 'k1'"));
       const next = await generation(store);
       expect([before, inside]).not.toContain(next);
-    } finally {
-      await store.close();
-    }
-  });
+    }));
   it('a file whose triggers a later migration dropped is not opened (rather than served from stale rows)', async () => {
     const file = path.join(tempDir(), 'db.sqlite');
     await (await opened(file)).close();
@@ -165,9 +154,8 @@ describe('SQLite row generation', () => {
     await expect(opened(file)).rejects.toThrow("the database's row generation is incomplete (trigger merchants_update_generation missing)");
   });
 
-  it('without its row: merchants are still known and linked channels found, nothing is cached, a claim is stale', async () => {
-    const store = await opened();
-    try {
+  it('without its row: merchants are still known and linked channels found, nothing is cached, a claim is stale', () =>
+    withStore(async (store) => {
       const merchantId = (await store.write((tx) => addMerchant(tx, 'k1')))!.id;
       const channelId = (await store.write((tx) => addChannel(tx)))!.id;
       await store.write((tx) => tx.run('INSERT INTO merchant_channels (merchant_id, channel_id, createtime) VALUES (?, ?, 1)', [merchantId, channelId]));
@@ -181,8 +169,5 @@ describe('SQLite row generation', () => {
       const claim = { apiKey: 'k1', nonce: 'n2', nonceExpiresAt: 9, merchantId, merchantVersion: g, channelId, linkVersion: g, channelVersion: g };
       expect(await store.writeAlone((tx) => createOrderRepository().insertWithNonceIfCurrent(tx, claim, anOrder(merchantId, channelId, 2)))).toBe('stale');
       expect(await store.read((tx) => tx.get('SELECT (SELECT count(*) FROM orders) AS orders, (SELECT count(*) FROM nonces) AS nonces'))).toEqual({ orders: 0, nonces: 1 });
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 });
