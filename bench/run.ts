@@ -38,6 +38,7 @@ import { profileMarkdown, summariseProfile } from './lib/cpu-profile';
 import { checkoutAt, otherCheckout, type Checkout } from './lib/checkout';
 import { preparePostgresTemplate, startPostgresCopy, type BenchPostgres } from './lib/postgres-data';
 import { bulkCopyToPostgres } from './lib/pg-bulk-copy';
+import { syncTree } from './lib/synced-copy';
 import { MANIFEST_FILE, readManifest, seedBenchDatabase, type SeedManifest, type SeededMerchantCredentials } from './seed-orders';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -148,29 +149,16 @@ function otherTemplate(checkout: Checkout): { dir: string; manifest: SeedManifes
   return { dir, manifest };
 }
 
-/**
- * A fresh run dir: every file of the template (database, master key,
- * manifest), on disk before anything is measured. A copy left in the page
- * cache (1 GB per copy of the 1,000,000-order file) is written back by the
- * kernel 30 s later, in the first round, where it slowed the fsyncs of
- * whichever target ran then (docs/benchmarks.md, "The machine").
- */
+/** A fresh run dir: every file of the template (database, master key, manifest), on disk (./lib/synced-copy.ts). */
 function freshRunDir(templateDir: string, name: string, files?: string[]): string {
   const runDir = path.join(dataRoot, name);
   fs.rmSync(runDir, { recursive: true, force: true });
   fs.mkdirSync(runDir, { recursive: true, mode: 0o700 });
   for (const f of files ?? fs.readdirSync(templateDir)) {
     const from = path.join(templateDir, f);
-    if (!fs.statSync(from).isFile()) continue;
-    const to = path.join(runDir, f);
-    fs.copyFileSync(from, to);
-    const fd = fs.openSync(to, 'r+');
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
+    if (fs.statSync(from).isFile()) fs.copyFileSync(from, path.join(runDir, f));
   }
+  syncTree(runDir);
   return runDir;
 }
 

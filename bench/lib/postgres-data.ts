@@ -9,12 +9,13 @@
  * migrations and the template's rows loaded in bulk (./pg-bulk-copy.ts: `db
  * copy` is far too slow for 1,000,000 orders), ANALYZE, then a clean
  * shutdown. Every run starts a server on a fresh copy of that directory (cp
- * -a), so runs never see each other's orders.
+ * -a, synced to disk: ./synced-copy.ts), so runs never see each other's orders.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { freePort, postgresBinDir } from '../../scripts/temp-postgres';
+import { syncTree } from './synced-copy';
 
 export interface BenchPostgres {
   /** postgres://… of the seeded `bench` database. */
@@ -122,6 +123,7 @@ export async function preparePostgresTemplate(options: {
 export async function startPostgresCopy(templateDir: string, runDir: string): Promise<BenchPostgres> {
   fs.rmSync(runDir, { recursive: true, force: true });
   execFileSync('cp', ['-a', templateDir, runDir]);
+  syncTree(runDir);
   const server = await startServer(runDir);
   return {
     ...server,
