@@ -31,6 +31,7 @@ export const BOTH_ENGINES = [
   'test/src-main/cli/account-commands.test.ts',
   'test/src-main/cli/serve-crash.test.ts',
   'test/src-main/store/store-api.test.ts',
+  'test/src-main/store/row-generation.test.ts',
 ];
 
 /**

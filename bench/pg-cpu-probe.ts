@@ -38,12 +38,12 @@ function pgCpuMs(): number {
 const store = await openPostgresStore({ url, migrate: false });
 const raw = new pg.Pool({ connectionString: url, max: 10 });
 const orders = createOrderRepository();
-const m = (await raw.query('SELECT m.api_key, m.id, m.xmin::text AS mv, l.channel_id, l.xmin::text AS lv, c.xmin::text AS cv FROM merchants m JOIN merchant_channels l ON l.merchant_id = m.id JOIN channels c ON c.id = l.channel_id ORDER BY m.id, l.channel_id LIMIT 1')).rows[0];
+const m = (await raw.query('SELECT m.api_key, m.id, l.channel_id, g.generation FROM merchants m JOIN merchant_channels l ON l.merchant_id = m.id JOIN row_generation g ON g.id = 1 ORDER BY m.id, l.channel_id LIMIT 1')).rows[0];
 const draft = () => probeBuyOrder(m.id, m.channel_id);
 const variants: Record<string, () => Promise<unknown>> = {
   reference: () => referenceInsert(raw, m.api_key, draft()),
   service: async () => {
-    const r = await store.writeAlone((tx) => orders.insertWithNonceIfCurrent(tx, { apiKey: m.api_key, nonce: randomUUID(), nonceExpiresAt: PROBE_NONCE_EXPIRES_AT, merchantId: m.id, merchantVersion: m.mv, channelId: m.channel_id, linkVersion: m.lv, channelVersion: m.cv }, draft()), { durable: true });
+    const r = await store.writeAlone((tx) => orders.insertWithNonceIfCurrent(tx, { apiKey: m.api_key, nonce: randomUUID(), nonceExpiresAt: PROBE_NONCE_EXPIRES_AT, merchantId: m.id, generation: m.generation, channelId: m.channel_id, linkGeneration: m.generation }, draft()), { durable: true });
     if (typeof r === 'string') throw new Error(r);
   },
 };

@@ -10,7 +10,7 @@
  *   response schema.
  * A route with `alone` may instead answer with a unit of its own (one
  * statement on PostgreSQL), for a request verified against the merchant as
- * an earlier request read it: the unit checks those rows are unchanged,
+ * an earlier request read it: the unit checks the rows' generation is unchanged,
  * else the unit of work runs (docs/decisions.md, "Hot path").
  * A write route marked `idempotent` also honours an Idempotency-Key header
  * through the idempotency service: a stored first answer is replayed (or a
@@ -209,9 +209,9 @@ export function registerMerchantRoute(
           for (let tries = 0; (result = await store.writeAlone((tx) => attempt(tx, cached.claim), { durable })) === 'taken'; tries++) {
             if (tries === 4) throw new Error(`${route.name}: five attempts in a row found their order number or pay token taken`);
           }
-          if (result === 'replay') throw requestAuth.replayed();
-          if (result === 'stale') {
-            // Not verified after all: the unit of work verifies it against the rows as they are, and counts it then.
+          if (result === 'declined') {
+            // Not verified after all (the rows changed since they were cached, or the nonce is used): the unit of work
+            // verifies it against the rows as they are, counts it then, and refuses a replay.
             requestAuth.forgetCached(cached.merchant.api_key);
             options.uncountApiKey?.(cached.merchant.api_key);
           } else {

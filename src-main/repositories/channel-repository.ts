@@ -48,20 +48,13 @@ export interface LinkedChannelRow extends ChannelRow {
   link_base_rate: number | null;
 }
 
-/** Versions of a link's two rows (PostgreSQL's xmin; SQLite's row generation, migration 0010): any update of a row gives it a new one. */
-export interface LinkVersions {
-  linkVersion: string;
-  channelVersion: string;
-}
-
 const LINKED_COLUMNS = `c.*, l.service_rate AS link_service_rate, l.passage_rate AS link_passage_rate,
   l.deposit_rate AS link_deposit_rate, l.base_rate AS link_base_rate`;
 
 const ONE_LINK = 'FROM merchant_channels l JOIN channels c ON c.id = l.channel_id WHERE l.merchant_id = ? AND l.channel_id = ?';
 const FIND_LINKED = `SELECT ${LINKED_COLUMNS} ${ONE_LINK}`;
-const FIND_LINKED_VERSIONED_POSTGRES = `SELECT ${LINKED_COLUMNS}, l.xmin::text AS link_version, c.xmin::text AS channel_version ${ONE_LINK}`;
-// SQLite: NULL versions (nothing cached) if the generation's row were gone.
-const FIND_LINKED_VERSIONED_SQLITE = `SELECT ${LINKED_COLUMNS}, g.generation AS link_version, g.generation AS channel_version
+// With the row generation the rows were read at (migrations 0010 and 0011); NULL (nothing cached) if its row were gone.
+const FIND_LINKED_WITH_GENERATION = `SELECT ${LINKED_COLUMNS}, g.generation AS row_generation
   FROM merchant_channels l JOIN channels c ON c.id = l.channel_id LEFT JOIN row_generation g ON g.id = 1 WHERE l.merchant_id = ? AND l.channel_id = ?`;
 
 export function createChannelRepository() {
@@ -120,18 +113,15 @@ export function createChannelRepository() {
       return tx.get(FIND_LINKED, [merchantId, channelId]);
     },
     /**
-     * findLinked, with the versions of the two rows (PostgreSQL's xmin; on
-     * SQLite the row generation, migration 0010), for a later claim that they
-     * are unchanged.
+     * findLinked, with the row generation the link and channel were read at,
+     * for a later claim that nothing changed since (order repository,
+     * insertWithNonceIfCurrent).
      */
-    async findLinkedVersioned(tx: ReadTx, merchantId: number, channelId: number): Promise<{ row: LinkedChannelRow; versions?: LinkVersions } | undefined> {
-      const found = await tx.get<LinkedChannelRow & { link_version: string | null; channel_version: string | null }>(
-        tx.dialect === 'postgres' ? FIND_LINKED_VERSIONED_POSTGRES : FIND_LINKED_VERSIONED_SQLITE,
-        [merchantId, channelId],
-      );
+    async findLinkedWithGeneration(tx: ReadTx, merchantId: number, channelId: number): Promise<{ row: LinkedChannelRow; generation?: string } | undefined> {
+      const found = await tx.get<LinkedChannelRow & { row_generation: string | null }>(FIND_LINKED_WITH_GENERATION, [merchantId, channelId]);
       if (!found) return undefined;
-      const { link_version: linkVersion, channel_version: channelVersion, ...row } = found;
-      return linkVersion === null || channelVersion === null ? { row } : { row, versions: { linkVersion, channelVersion } };
+      const { row_generation: generation, ...row } = found;
+      return generation === null ? { row } : { row, generation };
     },
     listEnabledLinked(tx: ReadTx, merchantId: number, category?: ChannelCategory): Promise<LinkedChannelRow[]> {
       return category

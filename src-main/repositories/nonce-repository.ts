@@ -3,18 +3,21 @@ import type { MerchantRow } from './merchant-repository';
 
 /**
  * PostgreSQL: the merchant and the nonce in one round trip (one row, whether
- * or not the key names a merchant). The insert happens even when the caller
- * then refuses the request; its unit of work is rolled back then.
+ * or not the key names a merchant), with the row generation (migrations 0010
+ * and 0011) the merchant was read at. The insert happens even when the
+ * caller then refuses the request; its unit of work is rolled back then.
  */
 const MERCHANT_WITH_NONCE_POSTGRES = `WITH n AS (INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1)
-  SELECT (SELECT count(*) FROM n) AS nonce_fresh, m.xmin::text AS row_version, m.* FROM (SELECT 1) AS one LEFT JOIN merchants m ON m.api_key = ?`;
+  SELECT (SELECT count(*) FROM n) AS nonce_fresh, g.generation AS row_generation, m.* FROM (SELECT 1) AS one
+    LEFT JOIN merchants m ON m.api_key = ? LEFT JOIN row_generation g ON g.id = 1`;
 
 /**
- * SQLite: the merchant with the generation of the rows (migration 0010) as
- * its version; none (nothing cached) if the row were gone, rather than no
- * merchant.
+ * SQLite: the merchant with the row generation it was read at (the nonce is
+ * a statement of its own: a few µs, in the batch's transaction anyway).
+ * Both engines: no generation (nothing cached) if its row were gone, rather
+ * than no merchant.
  */
-const MERCHANT_WITH_GENERATION_SQLITE = `SELECT m.*, g.generation AS row_version FROM merchants m LEFT JOIN row_generation g ON g.id = 1 WHERE m.api_key = ?`;
+const MERCHANT_WITH_GENERATION_SQLITE = `SELECT m.*, g.generation AS row_generation FROM merchants m LEFT JOIN row_generation g ON g.id = 1 WHERE m.api_key = ?`;
 
 /** Records the pair; false when it was already there (a replay). */
 async function consume(tx: WriteTx, apiKey: string, nonce: string, expiresAt: number): Promise<boolean> {
@@ -28,27 +31,27 @@ export function createNonceRepository() {
      * step: `fresh` is false when the pair was already there (a replay) or
      * no merchant has the key. A caller that refuses the request must undo
      * its unit of work (it throws), so a refused request leaves no nonce.
-     * `version`: the merchant row's version (PostgreSQL's xmin, SQLite's row
-     * generation), for a claim that it is unchanged later (order repository,
-     * insertWithNonceIfCurrent).
+     * `generation`: the row generation the merchant was read at (migrations
+     * 0010 and 0011), for a later claim that nothing changed since (order
+     * repository, insertWithNonceIfCurrent).
      */
     async merchantConsumingNonce(
       tx: WriteTx,
       apiKey: string,
       nonce: string,
       expiresAt: number,
-    ): Promise<{ merchant: MerchantRow | undefined; fresh: boolean; version?: string }> {
+    ): Promise<{ merchant: MerchantRow | undefined; fresh: boolean; generation?: string }> {
       if (tx.dialect === 'postgres') {
-        const row = (await tx.get<MerchantRow & { nonce_fresh: number; row_version: string }>(MERCHANT_WITH_NONCE_POSTGRES, [apiKey, nonce, expiresAt, apiKey]))!;
-        const { nonce_fresh: fresh, row_version: version, ...merchant } = row;
-        return merchant.id === null ? { merchant: undefined, fresh: false } : { merchant, fresh: fresh === 1, version };
+        const row = (await tx.get<MerchantRow & { nonce_fresh: number; row_generation: string | null }>(MERCHANT_WITH_NONCE_POSTGRES, [apiKey, nonce, expiresAt, apiKey]))!;
+        const { nonce_fresh: fresh, row_generation: generation, ...merchant } = row;
+        if (merchant.id === null) return { merchant: undefined, fresh: false };
+        return generation === null ? { merchant, fresh: fresh === 1 } : { merchant, fresh: fresh === 1, generation };
       }
-      // SQLite: two statements of a few µs each, in the batch's transaction anyway; the version is the file's row generation.
-      const row = await tx.get<MerchantRow & { row_version: string | null }>(MERCHANT_WITH_GENERATION_SQLITE, [apiKey]);
+      const row = await tx.get<MerchantRow & { row_generation: string | null }>(MERCHANT_WITH_GENERATION_SQLITE, [apiKey]);
       if (!row) return { merchant: undefined, fresh: false };
-      const { row_version: version, ...merchant } = row;
+      const { row_generation: generation, ...merchant } = row;
       const fresh = await consume(tx, apiKey, nonce, expiresAt);
-      return version === null ? { merchant, fresh } : { merchant, fresh, version };
+      return generation === null ? { merchant, fresh } : { merchant, fresh, generation };
     },
     /**
      * Records the pair; false when it was already there (a replay). Two

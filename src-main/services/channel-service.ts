@@ -17,7 +17,7 @@ import type {
   ChannelUpdateInput,
 } from '../../src-shared/schemas/operator';
 import type { SecretBox } from '../crypto/secret-box';
-import type { ChannelRepository, ChannelRow, LinkedChannelRow, LinkRow, LinkVersions } from '../repositories/channel-repository';
+import type { ChannelRepository, ChannelRow, LinkedChannelRow, LinkRow } from '../repositories/channel-repository';
 import type { MerchantRepository } from '../repositories/merchant-repository';
 import type { ReadTx, WriteTx } from '../store/store';
 import type { Clock } from './context';
@@ -88,9 +88,9 @@ const MAX_CACHED_LINKS = 10_000;
 const linkKey = (merchantId: number, channelId: number): string => `${merchantId}:${channelId}`;
 
 export function createChannelService({ clock, secretBox, channels, merchants }: ChannelServiceDeps) {
-  // Links as an order last read them, with their rows' versions: never trusted on their own, only staked in a
-  // unit that checks the versions (order repository, insertWithNonceIfCurrent).
-  const readForOrders = new Map<string, { row: LinkedChannelRow; versions: LinkVersions }>();
+  // Links as an order last read them, with the row generation they were read at: never trusted on their own,
+  // only staked in a unit that checks the generation (order repository, insertWithNonceIfCurrent).
+  const readForOrders = new Map<string, { row: LinkedChannelRow; generation: string }>();
 
   async function require(tx: ReadTx, id: number): Promise<ChannelRow> {
     const row = await channels.findById(tx, id);
@@ -237,36 +237,34 @@ export function createChannelService({ clock, secretBox, channels, merchants }: 
 
     /** The channel an order of this merchant may use, or a field-named error. */
     async resolveForOrder(tx: ReadTx, merchantId: number, channelId: number, payMethod: PayMethod): Promise<{ channel: LinkedChannelRow; fees: FeeSettings }> {
-      const found = await channels.findLinkedVersioned(tx, merchantId, channelId);
-      const resolved = usableForOrder(found?.row, channelId, payMethod);
-      if (found?.versions) {
+      const found = await channels.findLinkedWithGeneration(tx, merchantId, channelId);
+      // The cache holds what the last read found, usable or not: a link gone (or read without a generation) is
+      // dropped, so a later request does not stake a link that is no more.
+      if (found?.generation !== undefined) {
         if (readForOrders.size >= MAX_CACHED_LINKS) readForOrders.clear();
-        readForOrders.set(linkKey(merchantId, channelId), { row: found.row, versions: found.versions });
+        readForOrders.set(linkKey(merchantId, channelId), { row: found.row, generation: found.generation });
+      } else {
+        readForOrders.delete(linkKey(merchantId, channelId));
       }
-      return resolved;
+      return usableForOrder(found?.row, channelId, payMethod);
     },
 
     /**
      * resolveForOrder without a lookup: the link as the last order on it read
-     * it, with its rows' versions, for a write that claims those
-     * versions are current (Store.writeAlone). Undefined when not read yet or
+     * it, with the row generation it was read at, for a write that claims
+     * nothing changed since (Store.writeAlone). Undefined when not read yet or
      * when resolveForOrder would refuse: the unit of work then decides, and
      * says why.
      */
-    cachedForOrder(merchantId: number, channelId: number, payMethod: PayMethod): { channel: LinkedChannelRow; fees: FeeSettings; versions: LinkVersions } | undefined {
+    cachedForOrder(merchantId: number, channelId: number, payMethod: PayMethod): { channel: LinkedChannelRow; fees: FeeSettings; generation: string } | undefined {
       const cached = readForOrders.get(linkKey(merchantId, channelId));
       if (!cached) return undefined;
       try {
-        return { ...usableForOrder(cached.row, channelId, payMethod), versions: cached.versions };
+        return { ...usableForOrder(cached.row, channelId, payMethod), generation: cached.generation };
       } catch (err) {
         if (err instanceof AppError) return undefined;
         throw err;
       }
-    },
-
-    /** Drops a cached link whose versions a write found stale. */
-    forgetCachedLink(merchantId: number, channelId: number): void {
-      readForOrders.delete(linkKey(merchantId, channelId));
     },
 
     /** Decrypted driver configuration; for drivers only. */

@@ -309,10 +309,11 @@ export function createOrderService(deps: OrderServiceDeps) {
     /**
      * createBuy as a unit of its own (Store.writeAlone), on the channel as
      * the last order on it read it: one attempt, with a new order number
-     * each. The unit stores the order and the nonce only while
-     * the merchant, the link and the channel are still those rows (else
-     * 'stale', and the cached link is dropped). Undefined when the link is
-     * not cached or createBuy would refuse: the unit of work then decides.
+     * each. The unit stores the order and the nonce only while the row
+     * generation is the one the merchant and the link were read at and the
+     * nonce is unused (else 'declined').
+     * Undefined when the link is not cached or createBuy would refuse: the
+     * unit of work then decides.
      */
     planBuyAlone(merchantId: number, input: CreateBuyOrderInput): ((tx: WriteTx, claim: MerchantClaim) => Promise<OrderRow | AloneInsertRefusal>) | undefined {
       const cached = deps.channels.cachedForOrder(merchantId, input.paychannel_id, input.paychannel_paymethod);
@@ -327,10 +328,9 @@ export function createOrderService(deps: OrderServiceDeps) {
       return async (tx, claim) => {
         const row: NewOrderRow = { ...draft.row, order_no: newOrderNo(ORDER_TYPE.BUY, draft.row.createtime) };
         row.pay_url = draft.payUrlFor(row);
-        const { linkVersion, channelVersion } = cached.versions;
-        const out = await orders.insertWithNonceIfCurrent(tx, { ...claim, channelId: cached.channel.id, linkVersion, channelVersion }, row);
-        if (out === 'stale') deps.channels.forgetCachedLink(merchantId, cached.channel.id);
-        return out;
+        // Declined: the route drops the cached merchant; the unit of work reads the merchant and (for a new order) the
+        // link again, which replaces this entry.
+        return orders.insertWithNonceIfCurrent(tx, { ...claim, channelId: cached.channel.id, linkGeneration: cached.generation }, row);
       };
     },
 
@@ -404,7 +404,8 @@ export function createOrderService(deps: OrderServiceDeps) {
     /**
      * list as a unit of its own with the request's nonce (Store.writeAlone,
      * relaxed like a read's nonce), for a request verified against the
-     * cached merchant; 'stale' when the merchant row changed since.
+     * cached merchant; 'declined' when the row generation moved on since
+     * the merchant was read, or the nonce is used.
      * Undefined for a page the repository does not answer so (a deep page,
      * an order-number search): the unit of work then runs.
      */

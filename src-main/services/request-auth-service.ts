@@ -32,7 +32,7 @@ function authError(code: ErrorCode, message: string): AppError {
 
 export interface CachedVerification {
   merchant: MerchantRow;
-  /** The nonce a unit of its own consumes, and the merchant row version it stakes. */
+  /** The nonce a unit of its own consumes, and the row generation it stakes. */
   claim: MerchantClaim;
 }
 
@@ -79,9 +79,9 @@ export interface RequestAuthDeps {
 
 /** Every method runs in the caller's unit of work (tx). */
 export function createRequestAuthService({ clock, nonces, merchants }: RequestAuthDeps) {
-  // Merchants as a verified request last found them, with their rows' versions: never trusted on their own,
-  // only staked in a unit that checks the version (order repository, insertWithNonceIfCurrent).
-  const verifiedBefore = new Map<string, { merchant: MerchantRow; version: string }>();
+  // Merchants as a verified request last found them, with the row generation they were read at: never trusted on
+  // their own, only staked in a unit that checks the generation (order repository, insertWithNonceIfCurrent).
+  const verifiedBefore = new Map<string, { merchant: MerchantRow; generation: string }>();
   return {
     /**
      * Checks the signed request. `query` holds the query-string parameters
@@ -105,18 +105,18 @@ export function createRequestAuthService({ clock, nonces, merchants }: RequestAu
       if (!verifySignature(signed.params, signed.signature, merchants.secretOf(merchant), merchant.sign_type)) {
         throw authError(ErrorCode.AUTH_BAD_SIGNATURE, `signature: does not match (sign type ${merchant.sign_type})`);
       }
-      if (found.version !== undefined) {
+      if (found.generation !== undefined) {
         if (verifiedBefore.size >= MAX_CACHED_MERCHANTS) verifiedBefore.clear();
-        verifiedBefore.set(apiKey, { merchant, version: found.version });
+        verifiedBefore.set(apiKey, { merchant, generation: found.generation });
       }
       return { merchant, nonce, nonceFresh: found.fresh };
     },
 
     /**
      * verify without a lookup, against the merchant as an earlier request
-     * found it, with its row version. Nothing is recorded: the claim is for
-     * a write that checks the merchant's version and consumes the nonce in a
-     * unit of its own (Store.writeAlone). Undefined
+     * found it, with the row generation it was read at. Nothing is recorded:
+     * the claim is for a write that checks the generation and consumes the
+     * nonce in a unit of its own (Store.writeAlone). Undefined
      * whenever this cannot accept the request (not seen yet, or any check
      * fails): verify, in a unit of work, then decides and says why.
      */
@@ -145,7 +145,7 @@ export function createRequestAuthService({ clock, nonces, merchants }: RequestAu
           nonce: signed.nonce,
           nonceExpiresAt: now + NONCE_RETENTION_SECONDS,
           merchantId: cached.merchant.id,
-          merchantVersion: cached.version,
+          generation: cached.generation,
         },
       };
     },
@@ -155,14 +155,9 @@ export function createRequestAuthService({ clock, nonces, merchants }: RequestAu
       return typeof body.api_key === 'string' ? verifiedBefore.get(body.api_key)?.merchant : undefined;
     },
 
-    /** Drops a cached merchant whose version a write found stale. */
+    /** Drops a cached merchant a unit of its own declined (the generation moved on, or the request was a replay). */
     forgetCached(apiKey: string): void {
       verifiedBefore.delete(apiKey);
-    },
-
-    /** The refusal of a replayed nonce. */
-    replayed(): AppError {
-      return authError(ErrorCode.AUTH_NONCE_REUSED, NONCE_REUSED_MESSAGE);
     },
 
     /** Throws on a replay (the nonce verify recorded was already used). */

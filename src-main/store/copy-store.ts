@@ -102,11 +102,13 @@ const KEY: Record<CopiedTable, string[]> = {
   audit_head: ['id'],
 };
 
-/** The store's own tables (not the engine's bookkeeping: SQLite's sqlite_* and row_generation, PostgreSQL's schema_migrations). */
+/** The store's own tables (not the engine's bookkeeping: row_generation, SQLite's sqlite_*, PostgreSQL's schema_migrations). */
 export async function tablesOf(tx: ReadTx): Promise<string[]> {
   const rows =
     tx.dialect === 'postgres'
-      ? await tx.all<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'schema_migrations' ORDER BY 1")
+      ? await tx.all<{ name: string }>(
+          "SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename NOT IN ('schema_migrations', 'row_generation') ORDER BY 1",
+        )
       : await tx.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> 'row_generation' ORDER BY 1");
   return rows.map((r) => r.name);
 }

@@ -74,8 +74,11 @@ async function empty(admin: pg.Client, name: string): Promise<void> {
   const db = new pg.Client({ connectionString: urlOfDatabase(postgresAdminUrl(), name) });
   await db.connect();
   try {
-    // audit_head holds the one row migration 9 seeds (the chain's start): reset, not emptied.
-    const tables = (await db.query<{ t: string }>("SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'audit_head')")).rows;
+    // audit_head holds the one row migration 9 seeds (the chain's start): reset, not emptied; row_generation the
+    // one row migration 11 seeds, which the TRUNCATE of merchants replaces.
+    const tables = (
+      await db.query<{ t: string }>("SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'audit_head', 'row_generation')")
+    ).rows;
     await db.query(`TRUNCATE ${tables.map((r) => r.t).join(', ')} RESTART IDENTITY CASCADE`);
     await db.query("UPDATE audit_head SET last_id = 0, last_hash = repeat('0', 64)");
   } finally {

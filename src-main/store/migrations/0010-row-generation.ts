@@ -11,6 +11,17 @@ const NEW_GENERATION = 'lower(hex(randomblob(8)))';
 export const ROW_GENERATION_TRIGGERS: readonly string[] = ROW_GENERATION_TABLES.flatMap((table) => EVENTS.map((event) => `${table}_${event.toLowerCase()}_generation`));
 
 /**
+ * Why a store's row generation cannot be trusted (a trigger or the row is
+ * missing), or undefined: both engines refuse to open such a store rather
+ * than serve requests from rows cached against it.
+ */
+export function incompleteRowGeneration(missingTriggers: readonly string[], rowPresent: boolean): string | undefined {
+  if (missingTriggers.length === 0 && rowPresent) return undefined;
+  const what = missingTriggers.length > 0 ? `trigger${missingTriggers.length === 1 ? '' : 's'} ${missingTriggers.join(', ')} missing` : 'its row is missing';
+  return `the database's row generation is incomplete (${what}): a migration left it so; nothing was served`;
+}
+
+/**
  * SQLite: the triggers of one table. A later migration that rebuilds one of
  * ROW_GENERATION_TABLES (which drops its triggers) runs this again.
  */
@@ -32,10 +43,10 @@ export function rowGenerationTriggersSql(table: (typeof ROW_GENERATION_TABLES)[n
  * changed a row and was rolled back must not leave a generation that a
  * later change could reach again.
  *
- * PostgreSQL: nothing. Its statements check the rows' own versions, and a
- * change to one merchant does not make every instance's cache stale. Like
- * schema_migrations there, the table is the engine's bookkeeping: db copy
- * leaves it out.
+ * PostgreSQL: nothing here. Its statements checked the rows' own versions
+ * (xmin) until migration 0011 gave it the same row generation. On both
+ * engines the table is the engine's bookkeeping, like PostgreSQL's
+ * schema_migrations: db copy leaves it out.
  */
 export const migration0010RowGeneration: Migration = {
   version: 10,

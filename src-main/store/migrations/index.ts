@@ -17,6 +17,7 @@ import { migration0007OrderCountIndexes } from './0007-order-count-indexes';
 import { migration0008WorkClaims } from './0008-work-claims';
 import { migration0009AccountsApprovalsAudit } from './0009-accounts-approvals-audit';
 import { migration0010RowGeneration } from './0010-row-generation';
+import { migration0011RowGenerationPostgres } from './0011-row-generation-postgres';
 
 export interface Migration {
   version: number;
@@ -46,6 +47,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0008WorkClaims,
   migration0009AccountsApprovalsAudit,
   migration0010RowGeneration,
+  migration0011RowGenerationPostgres,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -25,6 +25,8 @@ import {
   type WriteTx,
 } from '../store';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, SchemaTooNewError, type Migration } from '../migrations/index';
+import { incompleteRowGeneration } from '../migrations/0010-row-generation';
+import { migration0011RowGenerationPostgres, POSTGRES_ROW_GENERATION_TRIGGERS } from '../migrations/0011-row-generation-postgres';
 import { toPgStatement } from './placeholders';
 
 export const MIN_SERVER_VERSION_NUM = 150000;
@@ -327,6 +329,26 @@ async function migratePostgres(client: pg.PoolClient, migrations: readonly Migra
   }
 }
 
+/**
+ * Cached merchants and links are trusted only while the row generation is
+ * unchanged (migration 0011), which its triggers guarantee: a database at
+ * that version without them (a later migration recreated a table and forgot
+ * them) is refused rather than served from stale rows.
+ */
+async function checkRowGeneration(client: pg.PoolClient): Promise<void> {
+  const version = (await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')).rows[0]?.v ?? 0;
+  if (version < migration0011RowGenerationPostgres.version) return;
+  const present = await client.query<{ table: string; name: string }>(
+    `SELECT c.relname AS table, t.tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+     WHERE NOT t.tgisinternal AND t.tgenabled <> 'D' AND c.relnamespace = current_schema()::regnamespace`,
+  );
+  const have = new Set(present.rows.map((r) => `${r.table}.${r.name}`));
+  const missing = POSTGRES_ROW_GENERATION_TRIGGERS.filter((t) => !have.has(`${t.table}.${t.name}`)).map((t) => t.name);
+  const row = await client.query('SELECT 1 FROM row_generation WHERE id = 1');
+  const problem = incompleteRowGeneration(missing, row.rowCount === 1);
+  if (problem) throw new Error(problem);
+}
+
 /** Retries of a unit of work that lost a serialization race or a deadlock. */
 const MAX_RETRIES = 5;
 
@@ -354,7 +376,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   try {
     const row = (await first.query<{ num: string; text: string }>('SELECT current_setting($1) AS num, current_setting($2) AS text', ['server_version_num', 'server_version'])).rows[0];
     requireServerVersion(Number(row?.num), row?.text ?? '?', options.url);
-    if (options.migrate !== false) await migratePostgres(first, MIGRATIONS, options.targetVersion ?? LATEST_SCHEMA_VERSION);
+    if (options.migrate !== false) {
+      await migratePostgres(first, MIGRATIONS, options.targetVersion ?? LATEST_SCHEMA_VERSION);
+      await checkRowGeneration(first);
+    }
   } catch (err) {
     first.release(true);
     await pool.end().catch(() => undefined);

@@ -47,7 +47,7 @@ import {
   type WriteTx,
 } from '../store';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, SchemaTooNewError, type Migration } from '../migrations/index';
-import { migration0010RowGeneration, ROW_GENERATION_TRIGGERS } from '../migrations/0010-row-generation';
+import { incompleteRowGeneration, migration0010RowGeneration, ROW_GENERATION_TRIGGERS } from '../migrations/0010-row-generation';
 import { startCheckpointer, type Checkpointer } from './checkpointer';
 import { ensureOwnerOnly } from '../owner-only';
 
@@ -302,11 +302,8 @@ function checkRowGeneration(db: Database): void {
   );
   const missing = ROW_GENERATION_TRIGGERS.filter((name) => !present.has(name));
   const rows = db.prepare('SELECT count(*) AS n FROM row_generation WHERE id = 1').get() as { n: number };
-  if (missing.length > 0 || rows.n !== 1) {
-    throw new Error(
-      `the database's row generation is incomplete (${missing.length > 0 ? `trigger${missing.length === 1 ? '' : 's'} ${missing.join(', ')} missing` : 'its row is missing'}): a migration left it so; nothing was served`,
-    );
-  }
+  const problem = incompleteRowGeneration(missing, rows.n === 1);
+  if (problem) throw new Error(problem);
 }
 
 function openConnection(file: string, options: { readonly: boolean; nativeBinding?: string | undefined }): Database {

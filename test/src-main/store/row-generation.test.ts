@@ -1,46 +1,73 @@
 /**
- * SQLite's row generation (migration 0010): what stands in for PostgreSQL's
- * row versions when a request is checked against cached merchants, links
- * and channels (docs/decisions.md, "Hot path"). Every insert, update and
- * delete of those three tables replaces it — through the store or through
- * any other connection to the file — and nothing else does; a change that
- * is rolled back leaves the generation it found, and the next change makes
- * one that was never there before. A file whose triggers a later migration
+ * The row generation (migration 0010 on SQLite, 0011 on PostgreSQL): what a
+ * request checked against cached merchants, links and channels stakes
+ * (docs/decisions.md, "Hot path"). Every insert, update and delete of those
+ * three tables replaces it — through the store or through any other
+ * connection to the database — and nothing else does; a change that is
+ * rolled back leaves the generation it found, and the next change makes one
+ * that was never there before. A database whose triggers a later migration
  * dropped is not opened; without its row, nothing is cached and merchants
  * are still known.
  */
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createNonceRepository } from '../../../src-main/repositories/nonce-repository';
 import { createChannelRepository } from '../../../src-main/repositories/channel-repository';
 import { createOrderRepository, type NewOrderRow } from '../../../src-main/repositories/order-repository';
 import { ROW_GENERATION_TRIGGERS } from '../../../src-main/store/migrations/0010-row-generation';
-import { openSqliteStore, type SqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
-import type { WriteTx } from '../../../src-main/store/store';
+import { POSTGRES_ROW_GENERATION_TRIGGERS } from '../../../src-main/store/migrations/0011-row-generation-postgres';
+import { openStore } from '../../../src-main/store/open-store';
+import type { Store, WriteTx } from '../../../src-main/store/store';
 import { tempDir } from '../../support/temp-dir';
+import { freshPostgresDatabase, TEST_ENGINE } from '../../support/test-engine';
 
-async function opened(file = path.join(tempDir(), 'db.sqlite')): Promise<SqliteStore> {
-  return openSqliteStore({ file });
+/**
+ * A database of the test engine: how to open a store on it, and to change it from elsewhere. `broken`: the test
+ * breaks its row generation, so on PostgreSQL it is a database of its own, dropped afterwards (not one a later
+ * test gets emptied).
+ */
+async function freshDatabase(options: { broken?: boolean } = {}): Promise<{ open(): Promise<Store>; elsewhere(sql: string): Promise<void> }> {
+  if (TEST_ENGINE === 'postgres') {
+    const url = await freshPostgresDatabase({ empty: options.broken === true });
+    return {
+      open: () => openStore({ kind: 'postgres', url }),
+      // Another session, as an admin command, psql or another instance would be.
+      async elsewhere(sql) {
+        const other = new pg.Client({ connectionString: url });
+        await other.connect();
+        try {
+          await other.query(sql);
+        } finally {
+          await other.end();
+        }
+      },
+    };
+  }
+  const file = path.join(tempDir(), 'db.sqlite');
+  return {
+    open: () => openStore({ kind: 'sqlite', file }),
+    // Another connection to the file, as an admin command or the sqlite3 shell would be.
+    async elsewhere(sql) {
+      const other = new BetterSqlite3(file);
+      try {
+        other.exec(sql);
+      } finally {
+        other.close();
+      }
+    },
+  };
 }
 
 /** fn on a fresh store, closed afterwards whatever fn does. */
-async function withStore(fn: (store: SqliteStore) => Promise<void>): Promise<void> {
-  const store = await opened();
+async function withStore(fn: (store: Store, elsewhere: (sql: string) => Promise<void>) => Promise<void>, options: { broken?: boolean } = {}): Promise<void> {
+  const db = await freshDatabase(options);
+  const store = await db.open();
   try {
-    await fn(store);
+    await fn(store, db.elsewhere);
   } finally {
     await store.close();
-  }
-}
-
-/** Runs SQL on the file through a connection of its own, as an admin command or the sqlite3 shell would. */
-function elsewhere(file: string, sql: string): void {
-  const other = new BetterSqlite3(file);
-  try {
-    other.exec(sql);
-  } finally {
-    other.close();
   }
 }
 
@@ -54,8 +81,20 @@ function anOrder(merchantId: number, channelId: number, n: number): NewOrderRow 
   };
 }
 
-async function generation(store: SqliteStore): Promise<string> {
+async function generation(store: Store): Promise<string> {
   return (await store.read((tx) => tx.get<{ generation: string }>('SELECT generation FROM row_generation WHERE id = 1')))!.generation;
+}
+
+/** The engine's triggers that keep the generation, by table. */
+async function triggersOf(store: Store): Promise<{ name: string; table: string }[]> {
+  return store.read((tx) =>
+    tx.all<{ name: string; table: string }>(
+      tx.dialect === 'postgres'
+        ? `SELECT t.tgname AS name, c.relname AS "table" FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+           WHERE NOT t.tgisinternal AND t.tgname LIKE '%generation' ORDER BY 1`
+        : "SELECT name, tbl_name AS \"table\" FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%_generation' ORDER BY name",
+    ),
+  );
 }
 
 const addMerchant = (tx: WriteTx, key: string) =>
@@ -68,14 +107,15 @@ const addChannel = (tx: WriteTx) =>
     "INSERT INTO channels (category, name, pay_method, min_amount, max_amount, createtime, updatetime) VALUES ('gamma', 'c', 'alipay', 100, 1000000, 1, 1) RETURNING id",
   );
 
-describe('SQLite row generation', () => {
-  it('one row, a fresh random value at creation, nine triggers; orders and nonces leave it alone', () =>
+describe(`row generation (${TEST_ENGINE})`, () => {
+  it('one row, a fresh random value at creation, the triggers on the three tables; orders and nonces leave it alone', () =>
     withStore(async (store) => {
       const rows = await store.read((tx) => tx.all<{ id: number; generation: string }>('SELECT * FROM row_generation'));
       expect(rows).toEqual([{ id: 1, generation: expect.stringMatching(/^[0-9a-f]{16}$/) }]);
-      const triggers = await store.read((tx) => tx.all<{ name: string; tbl_name: string }>("SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%_generation' ORDER BY name"));
-      expect(triggers.map((t) => t.name)).toEqual([...ROW_GENERATION_TRIGGERS].sort());
-      expect(new Set(triggers.map((t) => t.tbl_name))).toEqual(new Set(['merchants', 'merchant_channels', 'channels']));
+      const triggers = await triggersOf(store);
+      const expected = TEST_ENGINE === 'postgres' ? POSTGRES_ROW_GENERATION_TRIGGERS.map((t) => t.name) : ROW_GENERATION_TRIGGERS;
+      expect(triggers.map((t) => t.name)).toEqual([...expected].sort());
+      expect(new Set(triggers.map((t) => t.table))).toEqual(new Set(['merchants', 'merchant_channels', 'channels']));
       const merchantId = (await store.write((tx) => addMerchant(tx, 'k')))!.id;
       const channelId = (await store.write((tx) => addChannel(tx)))!.id;
       const g = await generation(store);
@@ -96,7 +136,7 @@ describe('SQLite row generation', () => {
       let channelId = 0;
       changes.push(['insert merchant', async (tx) => (merchantId = (await addMerchant(tx, 'k1'))!.id)]);
       changes.push(['insert channel', async (tx) => (channelId = (await addChannel(tx))!.id)]);
-      changes.push(['insert link', (tx) => tx.run("INSERT INTO merchant_channels (merchant_id, channel_id, createtime) VALUES (?, ?, 1)", [merchantId, channelId])]);
+      changes.push(['insert link', (tx) => tx.run('INSERT INTO merchant_channels (merchant_id, channel_id, createtime) VALUES (?, ?, 1)', [merchantId, channelId])]);
       changes.push(['update merchant', (tx) => tx.run('UPDATE merchants SET enabled = 0 WHERE id = ?', [merchantId])]);
       changes.push(['update channel', (tx) => tx.run("UPDATE channels SET service_rate = '0.01' WHERE id = ?", [channelId])]);
       changes.push(['update link', (tx) => tx.run("UPDATE merchant_channels SET service_rate = '0.02' WHERE merchant_id = ?", [merchantId])]);
@@ -111,17 +151,41 @@ describe('SQLite row generation', () => {
         expect(seen.has(now), name).toBe(false);
         seen.add(now);
       }
-      // An update that matches no row is no change.
+      // An update that matches no row: no change on SQLite (row triggers); PostgreSQL's trigger is per statement,
+      // so it replaces the generation anyway (every cached entry is read once more, nothing worse).
       const before = await generation(store);
       await store.write((tx) => tx.run('UPDATE merchants SET enabled = 1 WHERE id = 999'));
-      expect(await generation(store)).toBe(before);
+      if (TEST_ENGINE === 'postgres') expect(await generation(store)).not.toBe(before);
+      else expect(await generation(store)).toBe(before);
     }));
 
-  it('is replaced by a change another connection to the file makes (an admin command, the sqlite3 shell)', () =>
+  it.runIf(TEST_ENGINE === 'postgres')('PostgreSQL: replaced once by a statement that changes many rows, and by a TRUNCATE', () =>
     withStore(async (store) => {
+      await store.write(async (tx) => {
+        for (const key of ['k1', 'k2', 'k3']) await addMerchant(tx, key);
+      });
+      const before = await generation(store);
+      await store.write((tx) => tx.run("UPDATE merchants SET name = 'all renamed'"));
+      const afterUpdate = await generation(store);
+      expect(afterUpdate).not.toBe(before);
+      await store.write((tx) => tx.run('TRUNCATE merchant_channels'));
+      const afterTruncate = await generation(store);
+      expect(afterTruncate).not.toBe(afterUpdate);
+    }));
+
+  it.runIf(TEST_ENGINE === 'postgres')('PostgreSQL: replaced by a session that skips ordinary triggers (session_replication_role = replica: a bulk load, a logical replication apply)', () =>
+    withStore(async (store, elsewhere) => {
       await store.write((tx) => addMerchant(tx, 'k1'));
       const before = await generation(store);
-      elsewhere(store.file, "UPDATE merchants SET name = 'renamed' WHERE api_key = 'k1'");
+      await elsewhere("SET session_replication_role = replica; UPDATE merchants SET name = 'loaded' WHERE api_key = 'k1'");
+      expect(await generation(store)).not.toBe(before);
+    }));
+
+  it('is replaced by a change another connection makes (an admin command, the sqlite3 shell or psql, another instance)', () =>
+    withStore(async (store, elsewhere) => {
+      await store.write((tx) => addMerchant(tx, 'k1'));
+      const before = await generation(store);
+      await elsewhere("UPDATE merchants SET name = 'renamed' WHERE api_key = 'k1'");
       const after = await generation(store);
       expect(after).not.toBe(before);
       // The store's writer sees it too (the unit of its own reads it there).
@@ -146,28 +210,39 @@ describe('SQLite row generation', () => {
       const next = await generation(store);
       expect([before, inside]).not.toContain(next);
     }));
-  it('a file whose triggers a later migration dropped is not opened (rather than served from stale rows)', async () => {
-    const file = path.join(tempDir(), 'db.sqlite');
-    await (await opened(file)).close();
-    // What a rebuild of the table (create, copy, drop, rename) that forgot to create them again leaves.
-    elsewhere(file, 'DROP TRIGGER merchants_update_generation');
-    await expect(opened(file)).rejects.toThrow("the database's row generation is incomplete (trigger merchants_update_generation missing)");
+
+  it('a database whose triggers a later migration dropped is not opened (rather than served from stale rows)', async () => {
+    const db = await freshDatabase({ broken: true });
+    await (await db.open()).close();
+    // What a rebuild of the table that forgot to create them again leaves.
+    const dropped = TEST_ENGINE === 'postgres' ? 'merchants_row_generation' : 'merchants_update_generation';
+    await db.elsewhere(TEST_ENGINE === 'postgres' ? `DROP TRIGGER ${dropped} ON merchants` : `DROP TRIGGER ${dropped}`);
+    await expect(db.open()).rejects.toThrow(`the database's row generation is incomplete (trigger ${dropped} missing)`);
   });
 
-  it('without its row: merchants are still known and linked channels found, nothing is cached, a claim is stale', () =>
-    withStore(async (store) => {
+  it.runIf(TEST_ENGINE === 'postgres')('PostgreSQL: a disabled trigger counts as missing, and so does the row', async () => {
+    const db = await freshDatabase({ broken: true });
+    await (await db.open()).close();
+    await db.elsewhere('ALTER TABLE channels DISABLE TRIGGER channels_row_generation');
+    await expect(db.open()).rejects.toThrow("the database's row generation is incomplete (trigger channels_row_generation missing)");
+    await db.elsewhere('ALTER TABLE channels ENABLE TRIGGER channels_row_generation; DELETE FROM row_generation');
+    await expect(db.open()).rejects.toThrow("the database's row generation is incomplete (its row is missing)");
+  });
+
+  it('without its row: merchants are still known and linked channels found, nothing is cached, a claim is declined', () =>
+    withStore(async (store, elsewhere) => {
       const merchantId = (await store.write((tx) => addMerchant(tx, 'k1')))!.id;
       const channelId = (await store.write((tx) => addChannel(tx)))!.id;
       await store.write((tx) => tx.run('INSERT INTO merchant_channels (merchant_id, channel_id, createtime) VALUES (?, ?, 1)', [merchantId, channelId]));
       const g = await generation(store);
-      elsewhere(store.file, 'DELETE FROM row_generation');
+      await elsewhere('DELETE FROM row_generation');
       const found = await store.write((tx) => createNonceRepository().merchantConsumingNonce(tx, 'k1', 'n1', 9));
       expect(found).toEqual({ merchant: expect.objectContaining({ id: merchantId, api_key: 'k1' }), fresh: true });
-      expect(found).not.toHaveProperty('version');
-      const link = await store.read((tx) => createChannelRepository().findLinkedVersioned(tx, merchantId, channelId));
+      expect(found).not.toHaveProperty('generation');
+      const link = await store.read((tx) => createChannelRepository().findLinkedWithGeneration(tx, merchantId, channelId));
       expect(link).toEqual({ row: expect.objectContaining({ id: channelId }) });
-      const claim = { apiKey: 'k1', nonce: 'n2', nonceExpiresAt: 9, merchantId, merchantVersion: g, channelId, linkVersion: g, channelVersion: g };
-      expect(await store.writeAlone((tx) => createOrderRepository().insertWithNonceIfCurrent(tx, claim, anOrder(merchantId, channelId, 2)))).toBe('stale');
+      const claim = { apiKey: 'k1', nonce: 'n2', nonceExpiresAt: 9, merchantId, generation: g, channelId, linkGeneration: g };
+      expect(await store.writeAlone((tx) => createOrderRepository().insertWithNonceIfCurrent(tx, claim, anOrder(merchantId, channelId, 2)))).toBe('declined');
       expect(await store.read((tx) => tx.get('SELECT (SELECT count(*) FROM orders) AS orders, (SELECT count(*) FROM nonces) AS nonces'))).toEqual({ orders: 0, nonces: 1 });
-    }));
+    }, { broken: true }));
 });
