@@ -18,6 +18,7 @@ import { KEYCHAIN_ENV } from '../../src-main/desktop/safe-storage-key-store';
 import { LATEST_SCHEMA_VERSION } from '../../src-main/store/migrations/index';
 import { DATABASE_URL_ENV } from '../../src-main/store/open-store';
 import { DEFAULT_POOL_SIZE } from '../../src-main/store/postgres/postgres-store';
+import { NEW_POSTGRES_GENERATION } from '../../src-main/store/migrations/0011-row-generation-postgres';
 import { cli } from '../support/cli-harness';
 import { newBuy, newSell, transition } from '../support/money';
 import { allowPrivateCallbacks, seedMerchant, testService } from '../support/service-harness';
@@ -52,6 +53,10 @@ describe('docs/deployment.md', () => {
     const shown = await cli(['db', 'status', '--data-dir', dataDir]);
     expect(shown.code).toBe(0);
     expect(shown.stdout.split('\n').map(shape)).toEqual(example!.map(shape));
+  });
+
+  it("gives the row generation's statement for changes made with triggers off as migration 0011 makes a generation", () => {
+    expect(prose).toContain(`\`UPDATE row_generation SET generation = ${NEW_POSTGRES_GENERATION};\``);
   });
 
   it('states the pool size, the claim times and the body limit the code uses', () => {

@@ -34,7 +34,7 @@ export function rowGenerationTriggersSql(table: (typeof ROW_GENERATION_TABLES)[n
 }
 
 /**
- * SQLite's stand-in for PostgreSQL's row versions (xmin): one row whose
+ * SQLite's row generation (PostgreSQL's since migration 0011): one row whose
  * `generation` every change to a merchant, a merchant's link to a channel
  * or a channel replaces, whichever connection or process makes it (an
  * admin command, the sqlite3 shell). A request checked against cached rows
@@ -60,6 +60,7 @@ export const migration0010RowGeneration: Migration = {
       INSERT INTO row_generation (id, generation) VALUES (1, ${NEW_GENERATION});
 ${ROW_GENERATION_TABLES.map(rowGenerationTriggersSql).join('\n')}
 `,
+    // A comment only, kept as it was applied (migration 0011 adds the row generation on PostgreSQL).
     postgres: '-- nothing: PostgreSQL checks the rows\' own versions (xmin)',
   },
 };

@@ -7,8 +7,11 @@ export const POSTGRES_ROW_GENERATION_TRIGGERS: readonly { table: string; name: s
   name: `${table}_row_generation`,
 }));
 
-/** 16 hex digits, as SQLite's (randomblob(8)): 64 bits of a random UUID's hash. */
-const NEW_GENERATION = 'left(md5(gen_random_uuid()::text), 16)';
+/** 16 hex digits, as SQLite's (randomblob(8)): 64 bits of a random UUID's SHA-256 (md5 fails on a FIPS-mode server). */
+export const NEW_POSTGRES_GENERATION = "left(encode(sha256(convert_to(gen_random_uuid()::text, 'UTF8')), 'hex'), 16)";
+
+/** pg_trigger.tgtype of the triggers: per statement, AFTER, on INSERT (4), DELETE (8), UPDATE (16) and TRUNCATE (32). */
+export const POSTGRES_ROW_GENERATION_TRIGGER_TYPE = 4 + 8 + 16 + 32;
 
 /**
  * PostgreSQL gets migration 0010's row generation too: one row whose
@@ -37,10 +40,13 @@ export const migration0011RowGenerationPostgres: Migration = {
         id INTEGER PRIMARY KEY CHECK (id = 1),
         generation TEXT COLLATE "C" NOT NULL
       );
-      INSERT INTO row_generation (id, generation) VALUES (1, ${NEW_GENERATION});
+      INSERT INTO row_generation (id, generation) VALUES (1, ${NEW_POSTGRES_GENERATION});
+      -- The row of the schema whose table fired, whatever the changing session's search_path (a data-only
+      -- pg_restore runs with an empty one; another schema's row_generation must not be the one replaced).
       CREATE FUNCTION row_generation_bump() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
-          UPDATE row_generation SET generation = ${NEW_GENERATION} WHERE id = 1;
+          EXECUTE format('UPDATE %I.row_generation SET generation = $1 WHERE id = 1', TG_TABLE_SCHEMA)
+            USING ${NEW_POSTGRES_GENERATION};
           RETURN NULL;
         END
       $$;

@@ -26,7 +26,7 @@ import {
 } from '../store';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, SchemaTooNewError, type Migration } from '../migrations/index';
 import { incompleteRowGeneration } from '../migrations/0010-row-generation';
-import { migration0011RowGenerationPostgres, POSTGRES_ROW_GENERATION_TRIGGERS } from '../migrations/0011-row-generation-postgres';
+import { migration0011RowGenerationPostgres, POSTGRES_ROW_GENERATION_TRIGGER_TYPE, POSTGRES_ROW_GENERATION_TRIGGERS } from '../migrations/0011-row-generation-postgres';
 import { toPgStatement } from './placeholders';
 
 export const MIN_SERVER_VERSION_NUM = 150000;
@@ -332,15 +332,19 @@ async function migratePostgres(client: pg.PoolClient, migrations: readonly Migra
 /**
  * Cached merchants and links are trusted only while the row generation is
  * unchanged (migration 0011), which its triggers guarantee: a database at
- * that version without them (a later migration recreated a table and forgot
- * them) is refused rather than served from stale rows.
+ * that version without them as 0011 made them (a later migration recreated
+ * a table and forgot them, or someone disabled one, or left it enabled for
+ * ordinary sessions only, which replica sessions skip) is refused rather
+ * than served from stale rows.
  */
 async function checkRowGeneration(client: pg.PoolClient): Promise<void> {
   const version = (await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')).rows[0]?.v ?? 0;
   if (version < migration0011RowGenerationPostgres.version) return;
   const present = await client.query<{ table: string; name: string }>(
-    `SELECT c.relname AS table, t.tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-     WHERE NOT t.tgisinternal AND t.tgenabled <> 'D' AND c.relnamespace = current_schema()::regnamespace`,
+    `SELECT c.relname AS table, t.tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_proc f ON f.oid = t.tgfoid
+     WHERE NOT t.tgisinternal AND t.tgenabled = 'A' AND t.tgtype = $1 AND f.proname = 'row_generation_bump'
+       AND c.relnamespace = current_schema()::regnamespace AND f.pronamespace = current_schema()::regnamespace`,
+    [POSTGRES_ROW_GENERATION_TRIGGER_TYPE],
   );
   const have = new Set(present.rows.map((r) => `${r.table}.${r.name}`));
   const missing = POSTGRES_ROW_GENERATION_TRIGGERS.filter((t) => !have.has(`${t.table}.${t.name}`)).map((t) => t.name);

@@ -1,15 +1,15 @@
 /**
  * createOrder's fast path for buy orders, over real HTTP (docs/decisions.md,
  * "Hot path"): once a request of the merchant went through the unit of work
- * (which caches the merchant and the linked channel with their row
- * versions: PostgreSQL's xmin, SQLite's row generation), the next buy order
- * without an Idempotency-Key is a unit of its own (Store.writeAlone, counted
- * in stats.alone; one statement on PostgreSQL) that stores the nonce and the
- * order only while those rows are unchanged. Either way the answers and
+ * (which caches the merchant and the linked channel with the row generation
+ * they were read at, migrations 0010 and 0011), the next buy order without
+ * an Idempotency-Key is a unit of its own (Store.writeAlone, counted in
+ * stats.alone; one statement on PostgreSQL) that stores the nonce and the
+ * order only while that generation is unchanged. Either way the answers and
  * what is stored must be those of the unit of work:
  *  - the rows stored, and one nonce per request;
  *  - after the cache was warmed: a rotated secret, a disabled merchant
- *    (SQLite: also by another connection to the file), a
+ *    (also by another connection: an admin command, psql, sqlite3), a
  *    channel whose fee changed or that was disabled or unlinked, an amount
  *    outside the channel's limits, a replayed request — each refused or
  *    accepted exactly as without the cache;
@@ -23,6 +23,7 @@ import { computeSignature } from '../../../src-shared/client/sign';
 import { newNonce, type MerchantClient } from '../../../src-shared/client/merchant-client';
 import { ErrorCode } from '../../../src-shared/errors';
 import type { RateLimitConfig } from '../../../src-main/http/rate-limit';
+import type { PostgresStore } from '../../../src-main/store/postgres/postgres-store';
 import type { SqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
 import type { WriteTx } from '../../../src-main/store/store';
 import { clientFor, manualClock, read, rowCount, seedMerchant, testListener, testService, write } from '../../support/service-harness';
@@ -250,20 +251,29 @@ describe('createOrder: a buy order as a unit of its own', () => {
     expect(await counts()).toEqual({ orders: before.orders + 1, nonces: before.nonces + 1 });
   });
 
-  it.runIf(TEST_ENGINE === 'sqlite')('SQLite: a merchant disabled by another connection to the file (an admin command, the sqlite3 shell) is refused as well', async () => {
+  it('a merchant disabled by another connection (an admin command, psql, the sqlite3 shell; raw SQL, not the services) is refused as well', async () => {
     const { service, m, create, counting, counts, warm } = await setup();
     await warm();
     const before = await counts();
-    const other = new BetterSqlite3((service.store as SqliteStore).file);
-    try {
-      other.prepare('UPDATE merchants SET enabled = 0 WHERE id = ?').run(m.id);
-    } finally {
-      other.close();
+    if (TEST_ENGINE === 'postgres') {
+      const other = await (service.store as PostgresStore).connect();
+      try {
+        await other.query('UPDATE merchants SET enabled = 0 WHERE id = $1', [m.id]);
+      } finally {
+        other.release();
+      }
+    } else {
+      const other = new BetterSqlite3((service.store as SqliteStore).file);
+      try {
+        other.prepare('UPDATE merchants SET enabled = 0 WHERE id = ?').run(m.id);
+      } finally {
+        other.close();
+      }
     }
     const [res, alone] = await counting(() => create());
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ code: ErrorCode.AUTH_UNKNOWN_KEY, msg: 'api_key: unknown or disabled', data: null });
-    // The unit of its own found the generation changed ('stale'); the unit of work refused.
+    // The unit of its own found the generation changed ('declined'); the unit of work refused.
     expect(alone).toBe(ONE);
     expect(await counts()).toEqual(before);
   });
@@ -276,7 +286,7 @@ describe('createOrder: a buy order as a unit of its own', () => {
     expect(res.body.code).toBe(1);
     // R(10000 × 0.01) = 100; deposit R(10000 × 50 / 10000) = 50.
     expect(res.body.data).toMatchObject({ service_amount: 100, deposit_amount: 50, merchant_actual_amount: 10_000 - 100 - 50 });
-    expect([alone, units]).toEqual([ONE, 2]); // the stale unit of its own; the unit of work then wrote the order
+    expect([alone, units]).toEqual([ONE, 2]); // the declined unit of its own; the unit of work then wrote the order
     const [next, fast, fastUnits] = await counting(() => create());
     expect(next.body.data).toMatchObject({ service_amount: 100, merchant_actual_amount: 9_850 });
     expect([fast, fastUnits]).toEqual([ONE, 1]);
@@ -401,9 +411,10 @@ describe('createOrder: a buy order as a unit of its own', () => {
     const [replay, replayAlone] = await counting(rawPost);
     expect(replay.status).toBe(401);
     expect(replay.body).toEqual({ code: ErrorCode.AUTH_NONCE_REUSED, msg: 'nonce: already used with this api_key', data: null });
-    expect(replayAlone).toBe(ONE); // the statement found the nonce used
+    expect(replayAlone).toBe(ONE); // the statement declined (the nonce is used); the unit of work refused it
     expect(await counts()).toEqual({ orders: before.orders + 1, nonces: before.nonces + 1 });
-    // The cache stays: a third sending is again refused by the statement itself.
+    // The replay's unit of work cached the merchant again and the link stayed: a third sending is declined by
+    // the statement again, then refused.
     const [again, againAlone] = await counting(rawPost);
     expect(again.body.code).toBe(ErrorCode.AUTH_NONCE_REUSED);
     expect(againAlone).toBe(ONE);

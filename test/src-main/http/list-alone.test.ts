@@ -2,8 +2,9 @@
  * orderQueryList's fast path, over real HTTP (docs/decisions.md, "Hot
  * path"): a page near the top for a merchant an earlier request verified is
  * a unit of its own (Store.writeAlone, relaxed like a read's nonce; one
- * statement on PostgreSQL) that records the nonce only while the merchant
- * row is unchanged and reads the total and the page. Either way the answers
+ * statement on PostgreSQL) that records the nonce only while the row
+ * generation the merchant was read at is unchanged (migrations 0010 and
+ * 0011) and reads the total and the page. Either way the answers
  * are those of the unit of work:
  *  - the same list and total, with and without filters, for page 1 and for
  *    a deep page (which always takes the unit of work);

@@ -17,7 +17,7 @@ import { createNonceRepository } from '../../../src-main/repositories/nonce-repo
 import { createChannelRepository } from '../../../src-main/repositories/channel-repository';
 import { createOrderRepository, type NewOrderRow } from '../../../src-main/repositories/order-repository';
 import { ROW_GENERATION_TRIGGERS } from '../../../src-main/store/migrations/0010-row-generation';
-import { POSTGRES_ROW_GENERATION_TRIGGERS } from '../../../src-main/store/migrations/0011-row-generation-postgres';
+import { NEW_POSTGRES_GENERATION, POSTGRES_ROW_GENERATION_TRIGGERS } from '../../../src-main/store/migrations/0011-row-generation-postgres';
 import { openStore } from '../../../src-main/store/open-store';
 import type { Store, WriteTx } from '../../../src-main/store/store';
 import { tempDir } from '../../support/temp-dir';
@@ -113,6 +113,11 @@ describe(`row generation (${TEST_ENGINE})`, () => {
       const rows = await store.read((tx) => tx.all<{ id: number; generation: string }>('SELECT * FROM row_generation'));
       expect(rows).toEqual([{ id: 1, generation: expect.stringMatching(/^[0-9a-f]{16}$/) }]);
       const triggers = await triggersOf(store);
+      if (TEST_ENGINE === 'postgres') {
+        // Per statement, after insert, update, delete and truncate, and ALWAYS (fired by replica sessions too).
+        const states = await store.read((tx) => tx.all<{ tgtype: number; tgenabled: string }>("SELECT tgtype, tgenabled FROM pg_trigger WHERE tgname LIKE '%row_generation'"));
+        expect(states).toEqual([1, 2, 3].map(() => ({ tgtype: 4 + 8 + 16 + 32, tgenabled: 'A' })));
+      }
       const expected = TEST_ENGINE === 'postgres' ? POSTGRES_ROW_GENERATION_TRIGGERS.map((t) => t.name) : ROW_GENERATION_TRIGGERS;
       expect(triggers.map((t) => t.name)).toEqual([...expected].sort());
       expect(new Set(triggers.map((t) => t.table))).toEqual(new Set(['merchants', 'merchant_channels', 'channels']));
@@ -220,14 +225,51 @@ describe(`row generation (${TEST_ENGINE})`, () => {
     await expect(db.open()).rejects.toThrow(`the database's row generation is incomplete (trigger ${dropped} missing)`);
   });
 
-  it.runIf(TEST_ENGINE === 'postgres')('PostgreSQL: a disabled trigger counts as missing, and so does the row', async () => {
-    const db = await freshDatabase({ broken: true });
-    await (await db.open()).close();
-    await db.elsewhere('ALTER TABLE channels DISABLE TRIGGER channels_row_generation');
-    await expect(db.open()).rejects.toThrow("the database's row generation is incomplete (trigger channels_row_generation missing)");
-    await db.elsewhere('ALTER TABLE channels ENABLE TRIGGER channels_row_generation; DELETE FROM row_generation');
-    await expect(db.open()).rejects.toThrow("the database's row generation is incomplete (its row is missing)");
-  });
+  it.runIf(TEST_ENGINE === 'postgres')(
+    'PostgreSQL: a trigger that would not fire everywhere counts as missing (disabled, replica-only, or not ALWAYS: skipped by replica sessions), and so does another one under its name, and the row',
+    async () => {
+      const db = await freshDatabase({ broken: true });
+      await (await db.open()).close();
+      const missing = "the database's row generation is incomplete (trigger channels_row_generation missing)";
+      for (const state of ['DISABLE TRIGGER', 'ENABLE REPLICA TRIGGER', 'ENABLE TRIGGER']) {
+        await db.elsewhere(`ALTER TABLE channels ${state} channels_row_generation`);
+        await expect(db.open(), state).rejects.toThrow(missing);
+      }
+      await db.elsewhere('ALTER TABLE channels ENABLE ALWAYS TRIGGER channels_row_generation');
+      await (await db.open()).close();
+      // A trigger of that name that is per row (or for other events, or runs another function) is not the one.
+      await db.elsewhere(
+        `DROP TRIGGER channels_row_generation ON channels;
+         CREATE TRIGGER channels_row_generation AFTER INSERT OR UPDATE OR DELETE ON channels FOR EACH ROW EXECUTE FUNCTION row_generation_bump();
+         ALTER TABLE channels ENABLE ALWAYS TRIGGER channels_row_generation`,
+      );
+      await expect(db.open()).rejects.toThrow(missing);
+      await db.elsewhere(
+        `DROP TRIGGER channels_row_generation ON channels;
+         CREATE TRIGGER channels_row_generation AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON channels FOR EACH STATEMENT EXECUTE FUNCTION row_generation_bump();
+         ALTER TABLE channels ENABLE ALWAYS TRIGGER channels_row_generation; DELETE FROM row_generation`,
+      );
+      await expect(db.open()).rejects.toThrow("the database's row generation is incomplete (its row is missing)");
+    },
+  );
+
+  it.runIf(TEST_ENGINE === 'postgres')("PostgreSQL: the statement docs/deployment.md gives for changes made with triggers off replaces it", () =>
+    withStore(async (store, elsewhere) => {
+      const before = await generation(store);
+      await elsewhere(`UPDATE row_generation SET generation = ${NEW_POSTGRES_GENERATION}`);
+      const after = await generation(store);
+      expect(after).toMatch(/^[0-9a-f]{16}$/);
+      expect(after).not.toBe(before);
+    }));
+
+  it.runIf(TEST_ENGINE === 'postgres')("PostgreSQL: replaced whatever the changing session's search_path (a data-only pg_restore runs with an empty one)", () =>
+    withStore(async (store, elsewhere) => {
+      await store.write((tx) => addMerchant(tx, 'k1'));
+      const before = await generation(store);
+      const schema = (await store.read((tx) => tx.get<{ s: string }>('SELECT current_schema() AS s')))!.s;
+      await elsewhere(`SET search_path = ''; UPDATE "${schema}".merchants SET name = 'restored' WHERE api_key = 'k1'`);
+      expect(await generation(store)).not.toBe(before);
+    }));
 
   it('without its row: merchants are still known and linked channels found, nothing is cached, a claim is declined', () =>
     withStore(async (store, elsewhere) => {
