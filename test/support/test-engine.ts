@@ -141,6 +141,17 @@ export function optionValue(argv: readonly string[], name: string): string | und
   return undefined;
 }
 
+/** Runs SQL on a PostgreSQL database through a session of its own (as psql or another instance would). */
+export async function runSqlOn(url: string, text: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(text);
+  } finally {
+    await c.end();
+  }
+}
+
 /** A store of the current engine on a fresh SQLite file or PostgreSQL database (closed by the caller). */
 export async function openTestStore(dir: string): Promise<Store> {
   const url = await databaseUrlFor(dir);

@@ -11,7 +11,6 @@
  */
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createNonceRepository } from '../../../src-main/repositories/nonce-repository';
 import { createChannelRepository } from '../../../src-main/repositories/channel-repository';
@@ -21,7 +20,7 @@ import { NEW_POSTGRES_GENERATION, POSTGRES_ROW_GENERATION_TRIGGERS } from '../..
 import { openStore } from '../../../src-main/store/open-store';
 import type { Store, WriteTx } from '../../../src-main/store/store';
 import { tempDir } from '../../support/temp-dir';
-import { freshPostgresDatabase, TEST_ENGINE } from '../../support/test-engine';
+import { freshPostgresDatabase, runSqlOn, TEST_ENGINE } from '../../support/test-engine';
 
 /**
  * A database of the test engine: how to open a store on it, and to change it from elsewhere. `broken`: the test
@@ -34,15 +33,7 @@ async function freshDatabase(options: { broken?: boolean } = {}): Promise<{ open
     return {
       open: () => openStore({ kind: 'postgres', url }),
       // Another session, as an admin command, psql or another instance would be.
-      async elsewhere(sql) {
-        const other = new pg.Client({ connectionString: url });
-        await other.connect();
-        try {
-          await other.query(sql);
-        } finally {
-          await other.end();
-        }
-      },
+      elsewhere: (sql) => runSqlOn(url, sql),
     };
   }
   const file = path.join(tempDir(), 'db.sqlite');

@@ -8,7 +8,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openService, type MerchantConsoleService } from '../../../../src-main/service';
 import { COPIED_TABLES, DERIVED_TABLES, firstNonEmptyTable, tablesOf } from '../../../../src-main/store/copy-store';
@@ -19,7 +18,7 @@ import { cli, spawnCli } from '../../../support/cli-harness';
 import { expectLedgerConsistent, fund, newBuy, newSell, orderIn } from '../../../support/money';
 import { allowPrivateCallbacks, seedMerchant } from '../../../support/service-harness';
 import { tempDir } from '../../../support/temp-dir';
-import { freshPostgresDatabase } from '../../../support/test-engine';
+import { freshPostgresDatabase, runSqlOn } from '../../../support/test-engine';
 import { dumpTables, seedTeamRecords } from '../team-records';
 
 async function withStore<T>(config: Parameters<typeof openStore>[0], fn: (store: Store) => Promise<T>): Promise<T> {
@@ -28,16 +27,6 @@ async function withStore<T>(config: Parameters<typeof openStore>[0], fn: (store:
     return await fn(store);
   } finally {
     await store.close();
-  }
-}
-
-async function sql(url: string, text: string): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(text);
-  } finally {
-    await c.end();
   }
 }
 
@@ -193,7 +182,7 @@ describe('db copy', () => {
     // A fault on the target (dropped afterwards with its database): copied order transitions vanish.
     const url = await freshPostgresDatabase({ empty: true });
     await withStore({ kind: 'postgres', url }, async () => undefined);
-    await sql(
+    await runSqlOn(
       url,
       `CREATE FUNCTION lose_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN DELETE FROM order_transitions WHERE id = NEW.id; RETURN NULL; END $$;
        CREATE TRIGGER lose_row AFTER INSERT ON order_transitions FOR EACH ROW EXECUTE FUNCTION lose_row();`,
@@ -211,7 +200,7 @@ describe('db copy', () => {
   it('refuses a store with a table it does not know, and removes the data dir it was about to fill', async () => {
     const url = await freshPostgresDatabase({ empty: true });
     await withStore({ kind: 'postgres', url }, async () => undefined);
-    await sql(url, 'CREATE TABLE loyalty_points (merchant_id BIGINT, points BIGINT)');
+    await runSqlOn(url, 'CREATE TABLE loyalty_points (merchant_id BIGINT, points BIGINT)');
     const key = path.join(tempDir(), 'team.key');
     fs.writeFileSync(key, Buffer.alloc(32, 1).toString('base64'));
     const target = path.join(tempDir(), 'desktop');
