@@ -20,7 +20,10 @@
  * SQLite: one writer connection, group commit (every request that arrived
  * meanwhile shares one transaction), committed with synchronous=NORMAL and
  * then the WAL fdatasync'd on libuv's thread pool before anyone is answered
- * (`--commit wal-sync`, the default), or each batch committed with
+ * (`--commit wal-sync`, the default), or the same with the next batch's
+ * statements run while the WAL sync of the one before is in flight (it
+ * commits once that sync is done and its requests answered: `--commit
+ * pipelined`, what the service does), or each batch committed with
  * synchronous=FULL on the event loop (`--commit full`); WAL checkpoints on a
  * worker thread as under `serve`. Statement journals in memory
  * (temp_store=MEMORY, as the service's writer); `:temp-files` after the
@@ -36,7 +39,7 @@
  * migrations created (the seeded copy), so nothing here defines tables.
  *
  *   node --import tsx bench/limit-reference.ts --credentials FILE
- *        (--data-dir DIR [--commit wal-sync|full[:temp-files]] | --database-url postgres://… [--pool 10])
+ *        (--data-dir DIR [--commit wal-sync|pipelined|full[:temp-files]] | --database-url postgres://… [--pool 10])
  * prints {"listening": url} once it listens on 127.0.0.1 (ephemeral port).
  */
 import fs from 'node:fs';
@@ -69,8 +72,8 @@ if (!opts.credentials || (!opts['data-dir'] === !opts['database-url'])) {
   throw new Error('usage: limit-reference.ts --credentials FILE (--data-dir DIR | --database-url postgres://…)');
 }
 const [commitMode, journal] = opts.commit!.split(':');
-if ((commitMode !== 'wal-sync' && commitMode !== 'full') || (journal !== undefined && journal !== 'temp-files')) {
-  throw new Error('--commit must be wal-sync or full, optionally followed by :temp-files');
+if ((commitMode !== 'wal-sync' && commitMode !== 'pipelined' && commitMode !== 'full') || (journal !== undefined && journal !== 'temp-files')) {
+  throw new Error('--commit must be wal-sync, pipelined or full, optionally followed by :temp-files');
 }
 
 const merchants = new Map<string, { id: number; secret: string }>(
@@ -168,7 +171,7 @@ let publicUrl = 'http://127.0.0.1:0';
 
 // ---------------------------------------------------------------- SQLite
 
-function sqliteEngine(dataDir: string, commit: 'wal-sync' | 'full', tempFiles: boolean): Engine {
+function sqliteEngine(dataDir: string, commit: 'wal-sync' | 'pipelined' | 'full', tempFiles: boolean): Engine {
   const file = databasePath(dataDir);
   const db = new BetterSqlite3(file);
   db.pragma('journal_mode = WAL');
@@ -199,16 +202,33 @@ function sqliteEngine(dataDir: string, commit: 'wal-sync' | 'full', tempFiles: b
   let busy = false;
   async function flush(): Promise<void> {
     busy = true;
+    // pipelined: the batch committed last, waiting for its WAL sync and then answering.
+    let syncing: Promise<void> | null = null;
     try {
-      while (pending.length > 0) {
+      while (pending.length > 0 || syncing) {
+        if (pending.length === 0) {
+          await syncing;
+          syncing = null;
+          continue;
+        }
         const batch = pending;
         pending = [];
         const answers: Answer[] = [];
         db.exec('BEGIN IMMEDIATE');
         for (const job of batch) answers.push(job.run());
+        if (syncing) {
+          await syncing;
+          syncing = null;
+        }
         db.exec('COMMIT');
-        if (commit === 'wal-sync' && batch.some((j) => j.durable)) await syncWal();
-        batch.forEach((job, i) => job.done(answers[i]!));
+        const durable = commit !== 'full' && batch.some((j) => j.durable);
+        const answer = () => batch.forEach((job, i) => job.done(answers[i]!));
+        if (commit === 'pipelined' && durable) {
+          syncing = syncWal().then(answer);
+        } else {
+          if (durable) await syncWal();
+          answer();
+        }
       }
     } finally {
       busy = false;

@@ -11,7 +11,7 @@
  *                    [--orders 1000000] [--merchants 20] [--days 90] [--seed 1]
  *                    [--data-root .data/bench] [--profile DIR] [--serve-from DIR]
  *                    [--open-loop-rate 1000] [--open-loop-duration 10]
- *                    [--reference-commit wal-sync,full] [--pg-pool 10]
+ *                    [--reference-commit wal-sync,pipelined,full] [--pg-pool 10]
  *
  * The seeded database is built once per (orders, merchants, days, seed) as a
  * template (and, for PostgreSQL, once more as a seeded cluster) and copied
@@ -68,7 +68,7 @@ const { values: opts } = parseArgs({
     'open-loop-rate': { type: 'string', default: '1000' },
     'open-loop-duration': { type: 'string', default: '10' },
     /** How the SQLite limit reference commits: WAL fdatasync off the event loop, or synchronous=FULL on it; a list runs one reference each and the limit is the fastest. */
-    'reference-commit': { type: 'string', default: 'wal-sync,full' },
+    'reference-commit': { type: 'string', default: 'wal-sync,pipelined,full' },
     /** Pool size of the PostgreSQL limit reference (the service's pool holds 10); a list runs one reference each and the limit is the fastest. */
     'pg-pool': { type: 'string', default: '10' },
   },
@@ -721,7 +721,7 @@ async function main(): Promise<void> {
       const targets: Target[] = [];
       if (wanted.has('self')) targets.push({ name: `serve (${self.label})`, kind: 'serve', manifest, start: async (label) => [await startServe(self, runDir, serveOptions(label))] });
       if (group.limitPath && wanted.has('limit')) {
-        // Several settings (e.g. --reference-commit wal-sync,full) give one limit reference each; the fastest is the limit.
+        // Several settings (e.g. --reference-commit wal-sync,pipelined,full) give one limit reference each; the fastest is the limit.
         const variants =
           engine === 'postgres'
             ? opts['pg-pool']!.split(',').map((pool) => ({ label: `pool ${pool}`, args: (s: { url: string | undefined }) => ['--database-url', s.url!, '--pool', pool] }))
@@ -821,7 +821,7 @@ interface Summary {
 function summarise(measurements: Measurement[]): Summary[] {
   const out: Summary[] = [];
   const keys = [...new Set(measurements.map((m) => `${m.group}\u0000${m.target}`))];
-  // With several limit references (--reference-commit wal-sync,full), the limit is the best of them:
+  // With several limit references (--reference-commit wal-sync,pipelined,full), the limit is the best of them:
   // in a round, the fastest measured in that round; over the run, the one with the highest median.
   const limitsOf = (group: string) => measurements.filter((m) => m.group === group && m.kind === 'limit' && m.rps !== undefined);
   const roundLimit = (group: string, round: number) => Math.max(...limitsOf(group).filter((m) => m.round === round).map((m) => m.rps!));

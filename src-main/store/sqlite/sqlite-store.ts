@@ -19,9 +19,11 @@
  * then the WAL file is fdatasync'd on libuv's thread pool — the one sync
  * synchronous=FULL would have done inside COMMIT — and only after it are the
  * batch's units acknowledged and their afterCommit hooks run. Until then the
- * batch is committed but not yet durable, so nothing of it may be seen:
- * batches are strictly sequential (the next one starts after the sync), and
- * read units take their snapshot only while no commit waits for its sync. A
+ * batch is committed but not yet durable, so nothing of it may be seen: the
+ * next batch may run its units meanwhile (on the writer, in its own open
+ * transaction), but it commits only after the batch before is durable and
+ * acknowledged, and its units are answered only after its own sync; read
+ * units take their snapshot only while no commit waits for its sync. A
  * failed sync fails the batch's units and stops the store for good
  * (`onFatal`). A batch made only of `durable: false` units needs no sync
  * (docs/decisions.md, "A read's nonce").
@@ -229,6 +231,16 @@ interface Job {
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
+
+type Outcome = { ok: boolean; value: unknown; hooks: (() => void)[] };
+
+/** A committed batch waiting for its WAL sync and then acknowledging its units; `done` never rejects. */
+interface InFlight {
+  settled: boolean;
+  done: Promise<void>;
+}
+
+const SETTLED: InFlight = { settled: true, done: Promise.resolve() };
 
 /** How long a batch waits for the write lock another connection holds (SQLite's busy_timeout before). */
 const WRITE_LOCK_TIMEOUT_MS = 5000;
@@ -438,47 +450,82 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       });
   }
 
-  async function runBatch(batch: Job[]): Promise<void> {
-    const outcomes: { ok: boolean; value: unknown; hooks: (() => void)[] }[] = [];
+  /**
+   * Runs units of `batch` (and units that arrive meanwhile, up to maxBatch)
+   * in the open transaction, each in its own savepoint, yielding the event
+   * loop every yieldAfterMs.
+   */
+  async function runUnits(batch: Job[], outcomes: Outcome[]): Promise<void> {
     let sliceStart = performance.now();
+    for (let i = outcomes.length; i < batch.length || (pending.length > 0 && batch.length < maxBatch); i++) {
+      if (performance.now() - sliceStart > yieldAfterMs) {
+        // Let the event loop breathe (sockets, timers, reads of the committed state); the transaction stays open.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        // The batch before failed its sync meanwhile: everything after it is refused (runBatch rolls back).
+        if (failed) throw failed;
+        sliceStart = performance.now();
+      }
+      // Units that arrived meanwhile join this batch (up to maxBatch): they share its commit.
+      if (i === batch.length) {
+        if (pending.length === 0) break;
+        batch.push(pending.shift()!);
+      }
+      const job = batch[i]!;
+      const tx = new SqliteWriteTx(prepareWrite, writer);
+      jobSavepoint.run();
+      try {
+        const value = await job.fn(tx);
+        jobRelease.run();
+        outcomes.push({ ok: true, value, hooks: tx.hooks });
+      } catch (err) {
+        // Some errors (disk full, I/O) make SQLite roll back the whole
+        // transaction. Running on would put later jobs in autocommit
+        // mode, outside the batch: stop and fail the batch instead.
+        if (!writer.inTransaction) throw err;
+        jobRollback.run();
+        jobRelease.run();
+        outcomes.push({ ok: false, value: toStoreError(err), hooks: [] });
+      }
+    }
+  }
+
+  /**
+   * One batch up to its COMMIT. While the batch before it waits for its WAL
+   * sync, this one already runs its units (they see that batch's rows, on
+   * the writer only), but it commits only once that batch is durable and
+   * acknowledged: nothing of either is acknowledged, seen by a read unit or
+   * given to a hook before it is on disk, and batches still commit and
+   * acknowledge one after the other. Returns the committed batch in flight
+   * (its sync, then its acknowledgements), or one already settled when the
+   * batch failed.
+   */
+  async function runBatch(batch: Job[], before: InFlight | null): Promise<InFlight> {
+    const outcomes: Outcome[] = [];
     try {
       await beginWrite();
-      for (let i = 0; i < batch.length || (pending.length > 0 && batch.length < maxBatch); i++) {
-        if (performance.now() - sliceStart > yieldAfterMs) {
-          // Let the event loop breathe (sockets, timers, reads of the committed state); the transaction stays open.
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          sliceStart = performance.now();
-        }
-        // Units that arrived meanwhile join this batch (up to maxBatch): they share its commit.
-        if (i === batch.length) {
-          if (pending.length === 0) break;
-          batch.push(pending.shift()!);
-        }
-        const job = batch[i]!;
-        const tx = new SqliteWriteTx(prepareWrite, writer);
-        jobSavepoint.run();
-        try {
-          const value = await job.fn(tx);
-          jobRelease.run();
-          outcomes.push({ ok: true, value, hooks: tx.hooks });
-        } catch (err) {
-          // Some errors (disk full, I/O) make SQLite roll back the whole
-          // transaction. Running on would put later jobs in autocommit
-          // mode, outside the batch: stop and fail the batch instead.
-          if (!writer.inTransaction) throw err;
-          jobRollback.run();
-          jobRelease.run();
-          outcomes.push({ ok: false, value: toStoreError(err), hooks: [] });
-        }
+      await runUnits(batch, outcomes);
+      if (before && !before.settled) {
+        await before.done;
+        if (failed) throw failed;
+        // Units that arrived while it synced join this batch too.
+        await runUnits(batch, outcomes);
       }
       commit.run();
     } catch (err) {
-      // The commit itself failed (disk full, I/O error): nothing of the batch is stored.
+      // The commit itself failed (disk full, I/O error), or the batch before
+      // it could not be made durable: nothing of this batch is stored.
       if (writer.inTransaction) writer.exec('ROLLBACK');
       const failure = toStoreError(err);
       for (const job of batch) job.reject(failure);
-      return;
+      return SETTLED;
     }
+    const inFlight: InFlight = { settled: false, done: syncAndAcknowledge(batch, outcomes) };
+    void inFlight.done.then(() => (inFlight.settled = true));
+    return inFlight;
+  }
+
+  /** After COMMIT: the WAL sync (durable batches), then each unit answered and its hooks run. Never rejects. */
+  async function syncAndAcknowledge(batch: Job[], outcomes: Outcome[]): Promise<void> {
     const durable = batch.some((job) => job.durable);
     if (durable && walFile !== null) {
       // Committed, not yet durable: from here until the sync is done no read unit may take a snapshot.
@@ -521,15 +568,30 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     }
   }
 
+  /** Resolves when write() queues a unit (the flush loop waits for it beside the batch in flight). */
+  let arrived: (() => void) | null = null;
+
   function flush(): Promise<void> {
     scheduled = false;
     if (flushing) return flushing;
     flushing = (async () => {
+      let inFlight: InFlight | null = null;
       try {
-        // Strictly one batch after the other: the next begins once this one's sync is done.
-        while (pending.length > 0 && !failed) {
+        while (!failed) {
+          if (pending.length === 0) {
+            if (!inFlight || inFlight.settled) break;
+            // The last batch waits for its sync: start the next one as soon as units arrive.
+            await Promise.race([inFlight.done, new Promise<void>((resolve) => (arrived = resolve))]);
+            arrived = null;
+            // Let every request already read from the sockets join it.
+            if (pending.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+            continue;
+          }
           const batch = pending.length > maxBatch ? pending.splice(0, maxBatch) : pending.splice(0);
-          await runBatch(batch);
+          inFlight = await runBatch(batch, inFlight);
+          // A batch that needs no sync is acknowledged before the next one runs: its answers do not
+          // trickle out one per loop turn beside the next batch's units (docs/decisions.md).
+          if (!inFlight.settled && !batch.some((job) => job.durable)) await inFlight.done;
           // The event loop turns between batches. Work done in steps (a purge, a sweep) queues its next
           // unit from the last one's acknowledgement, a microtask: without this, a batch that needs no
           // sync would follow the previous one at once, and a thousand steps held the loop for seconds.
@@ -581,7 +643,10 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
           resolve: resolve as (v: unknown) => void,
           reject,
         });
-        if (!scheduled && !flushing) {
+        if (arrived) {
+          arrived();
+          arrived = null;
+        } else if (!scheduled && !flushing) {
           scheduled = true;
           // setImmediate: let every request already read from the sockets join this batch.
           setImmediate(() => void flush());

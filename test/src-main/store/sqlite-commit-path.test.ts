@@ -85,7 +85,7 @@ function inFile(file: string): number[] {
 }
 
 describe('SQLite commit path: nothing before the WAL sync', () => {
-  it('acknowledges no unit, runs no afterCommit hook, shows no read the rows and starts no next batch until the sync is done', async () => {
+  it('acknowledges no unit, runs no afterCommit hook, shows no read the rows and commits no next batch until the sync is done', async () => {
     const { store, file } = await openTestStore();
     try {
       const held = holdNextSync();
@@ -102,24 +102,72 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
       // …but nothing of this store has let it out.
       const readDuring = rows(store);
       const readState = settledState(readDuring);
-      let secondRan = false;
+      let secondSaw: number[] | undefined;
       const second = store.write(async (tx) => {
-        secondRan = true;
         await insert(tx, 2);
+        tx.afterCommit(() => hooks.push('second'));
+        secondSaw = (await tx.all<{ v: number }>('SELECT v FROM t ORDER BY v')).map((r) => r.v);
+        return secondSaw;
       });
+      const secondState = settledState(second);
       await settle();
       expect(firstState.settled).toBe(false);
       expect(hooks).toEqual([]);
       expect(readState.settled).toBe(false);
-      expect(secondRan).toBe(false); // strictly sequential: the next batch waits for this sync
+      // The next batch runs its units meanwhile (on the writer, which sees the first batch's row)…
+      expect(secondSaw).toEqual([1, 2]);
+      // …but it is not committed, not answered and its hook has not run.
+      expect(inFile(file)).toEqual([1]);
+      expect(secondState.settled).toBe(false);
 
       held.release();
       expect(await first).toBe('one');
-      expect(hooks).toEqual(['first']);
       // The read took its snapshot after the sync: it sees the first batch (not necessarily the second).
       expect(await readDuring).toContain(1);
-      await second;
+      expect(await second).toEqual([1, 2]);
+      // Batches are acknowledged in the order they commit.
+      expect(hooks).toEqual(['first', 'second']);
+      expect(inFile(file)).toEqual([1, 2]);
       expect(await rows(store)).toEqual([1, 2]);
+    } finally {
+      await closeStore(store);
+    }
+  });
+
+  it('the next batch commits only after the one before is durable and answered, and its own sync comes before its answers', async () => {
+    const { store, file } = await openTestStore();
+    try {
+      const events: string[] = [];
+      // Every sync is held until released, in order.
+      const holds: { release: () => void }[] = [];
+      let startedNext!: () => void;
+      let nextStarted = new Promise<void>((r) => (startedNext = r));
+      sqliteTestHooks.syncWal = async (sync) => {
+        let release!: () => void;
+        const gate = new Promise<void>((r) => (release = r));
+        releaseAll.push(release);
+        holds.push({ release });
+        events.push(`sync ${holds.length} started: ${inFile(file).join(',')}`);
+        startedNext();
+        await gate;
+        await sync();
+        events.push(`sync ${holds.length} done`);
+      };
+      const first = store.write((tx) => insert(tx, 1)).then(() => events.push('first answered'));
+      await nextStarted;
+      nextStarted = new Promise<void>((r) => (startedNext = r));
+      const second = store.write((tx) => insert(tx, 2)).then(() => events.push('second answered'));
+      await settle();
+      // Only the first batch's sync has started, and the second batch is not in the file.
+      expect(holds).toHaveLength(1);
+      expect(inFile(file)).toEqual([1]);
+      holds[0]!.release();
+      await first;
+      await nextStarted;
+      expect(events).toEqual(['sync 1 started: 1', 'sync 1 done', 'first answered', 'sync 2 started: 1,2']);
+      holds[1]!.release();
+      await second;
+      expect(events.slice(-2)).toEqual(['sync 2 done', 'second answered']);
     } finally {
       await closeStore(store);
     }
@@ -149,7 +197,7 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
 
   it('a failed sync fails every unit of the batch, runs none of its hooks, refuses every later unit and reports once', async () => {
     const fatal: StoreError[] = [];
-    const { store } = await openTestStore({ onFatal: (err) => fatal.push(err) });
+    const { store, file } = await openTestStore({ onFatal: (err) => fatal.push(err) });
     try {
       const held = holdNextSync();
       const hooks: string[] = [];
@@ -161,7 +209,14 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
       );
       await held.syncStarted;
       const readDuring = rows(store);
-      const queued = store.write((tx) => insert(tx, 3));
+      let queuedRan = false;
+      const queued = store.write(async (tx) => {
+        queuedRan = true;
+        await insert(tx, 3);
+      });
+      await settle();
+      // The next batch ran meanwhile; it must not outlive the failed sync.
+      expect(queuedRan).toBe(true);
       held.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
       for (const p of [...batch, queued, readDuring]) {
         const err = await p.then(
@@ -177,6 +232,9 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
       await expect(store.write((tx) => insert(tx, 4))).rejects.toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
       await expect(rows(store)).rejects.toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
       expect(fatal).toHaveLength(1);
+      // The batch that ran during the failed sync was rolled back: the file has the failed batch (committed,
+      // its durability unknown) and nothing after it.
+      expect(inFile(file)).toEqual([1, 2]);
     } finally {
       await closeStore(store);
     }
