@@ -130,19 +130,19 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
   // column is set here), so it is built from them instead of read back (docs/benchmarks.md).
   const INSERT = `INSERT INTO orders (${ORDER_COLUMNS.join(', ')}, updatetime)
      VALUES (${ORDER_COLUMNS.map(() => '?').join(', ')}, ?) ON CONFLICT DO NOTHING RETURNING id`;
-  // Oldest deadline first; PostgreSQL: rows another instance's sweep holds are left to it.
-  // One statement, its own transaction: the order only with a new nonce, the nonce only while the row generation is
-  // the claim's (one primary-key read: a join of the three rows' xmin cost the server about 20 µs more per order,
-  // docs/benchmarks.md). An order number or pay token taken fails the whole statement, nonce included (ON CONFLICT
-  // there would keep the nonce alone).
-  const INSERT_WITH_NONCE_IF_CURRENT_POSTGRES = `WITH n AS (INSERT INTO nonces (api_key, nonce, expires_at)
-       SELECT ?, ?, ? FROM row_generation WHERE id = 1 AND generation = ? ON CONFLICT DO NOTHING RETURNING 1)
+  // The request's nonce, recorded only while the row generation is the claim's and the nonce unused (one
+  // primary-key read: a join of the three rows' xmin cost PostgreSQL about 20 µs more per order,
+  // docs/benchmarks.md); no row inserted is the claim declined.
+  const NONCE_IF_CURRENT = `INSERT INTO nonces (api_key, nonce, expires_at)
+       SELECT ?, ?, ? FROM row_generation WHERE id = 1 AND generation = ? ON CONFLICT DO NOTHING`;
+  // PostgreSQL: one statement, its own transaction: the order only with the nonce. An order number or pay token
+  // taken fails the whole statement, nonce included (ON CONFLICT there would keep the nonce alone).
+  const INSERT_WITH_NONCE_IF_CURRENT_POSTGRES = `WITH n AS (${NONCE_IF_CURRENT} RETURNING 1)
      INSERT INTO orders (${ORDER_COLUMNS.join(', ')}, updatetime) SELECT ${ORDER_COLUMNS.map(() => '?').join(', ')}, ? FROM n RETURNING id`;
-  // SQLite (a unit of its own in the batch, which holds the write lock, so nothing changes between its
-  // statements): the row generation (null: no row, never current) and whether the nonce is used.
-  const CLAIM_CHECK_SQLITE = `SELECT (SELECT generation FROM row_generation WHERE id = 1) AS generation,
-       EXISTS (SELECT 1 FROM nonces WHERE api_key = ? AND nonce = ?) AS used`;
-  const INSERT_NONCE = 'INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?)';
+  // SQLite: the same nonce statement, then the order (a unit of its own in the batch, which holds the write lock,
+  // so nothing changes between its statements).
+  const DELETE_NONCE = 'DELETE FROM nonces WHERE api_key = ? AND nonce = ?';
+  // Oldest deadline first; PostgreSQL: rows another instance's sweep holds are left to it.
   const PENDING_EXPIRED = `SELECT * FROM orders WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`;
   const PENDING_EXPIRED_POSTGRES = `${PENDING_EXPIRED} FOR UPDATE SKIP LOCKED`;
 
@@ -481,10 +481,9 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
     return count(d.from, d.to);
   }
 
-  /** SQLite: whether a claim does not hold (the generation moved on, or the nonce is used). */
-  async function sqliteClaimDeclined(tx: WriteTx, claim: MerchantClaim): Promise<boolean> {
-    const now = (await tx.get<{ generation: string | null; used: number }>(CLAIM_CHECK_SQLITE, [claim.apiKey, claim.nonce]))!;
-    return now.generation === null || claim.generation !== now.generation || now.used === 1;
+  /** SQLite: records the claim's nonce while the claim holds; false when it does not (the generation moved on, or the nonce is used). */
+  async function sqliteNonceIfCurrent(tx: WriteTx, claim: MerchantClaim): Promise<boolean> {
+    return (await tx.run(NONCE_IF_CURRENT, [claim.apiKey, claim.nonce, claim.nonceExpiresAt, claim.generation])) === 1;
   }
 
   /**
@@ -512,12 +511,12 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
       // nothing of them (the unit of work reads both again).
       if (row.merchant_id !== claim.merchantId || row.channel_id !== claim.channelId || claim.linkGeneration !== claim.generation) return 'declined';
       if (tx.dialect === 'sqlite') {
-        if (await sqliteClaimDeclined(tx, claim)) return 'declined';
-        // The order first: a number or token taken then leaves nothing, and the nonce cannot be taken meanwhile.
+        if (!(await sqliteNonceIfCurrent(tx, claim))) return 'declined';
         const inserted = await insertReturning(tx, row);
-        if (!inserted) return 'taken';
-        await tx.run(INSERT_NONCE, [claim.apiKey, claim.nonce, claim.nonceExpiresAt]);
-        return inserted;
+        if (inserted) return inserted;
+        // A number or token taken (rare): nothing of this attempt stays, so the next one records the nonce afresh.
+        await tx.run(DELETE_NONCE, [claim.apiKey, claim.nonce]);
+        return 'taken';
       }
       const values: unknown[] = [claim.apiKey, claim.nonce, claim.nonceExpiresAt, claim.generation];
       for (const c of ORDER_COLUMNS) values.push(row[c]);
@@ -580,10 +579,8 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
       if (!listsInOneStatement(f)) throw new Error('listSummariesWithNonceIfCurrent: a page near the top');
       if (f.merchantId !== claim.merchantId) return 'declined';
       if (tx.dialect === 'sqlite') {
-        if (await sqliteClaimDeclined(tx, claim)) return 'declined';
-        const page = await countedList(tx, f, 'summary');
-        await tx.run(INSERT_NONCE, [claim.apiKey, claim.nonce, claim.nonceExpiresAt]);
-        return page;
+        if (!(await sqliteNonceIfCurrent(tx, claim))) return 'declined';
+        return countedList(tx, f, 'summary');
       }
       const { sql, params } = topPageStatement(f, 'summary');
       const joined = await tx.all<OrderRow & { list_total: number; nonce_fresh: number }>(withNonceIfCurrent(sql), {
