@@ -510,6 +510,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
         // Units that arrived while it synced join this batch too.
         await runUnits(batch, outcomes);
       }
+      // However its units ended: nothing commits on top of a batch whose sync failed.
+      if (failed) throw failed;
       commit.run();
     } catch (err) {
       // The commit itself failed (disk full, I/O error), or the batch before

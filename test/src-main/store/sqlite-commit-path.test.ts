@@ -240,6 +240,38 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
     }
   });
 
+  it('a next batch whose units end only after the failed sync was handled is rolled back, not committed on top of it', async () => {
+    const fatal: StoreError[] = [];
+    const { store, file } = await openTestStore({ onFatal: (err) => fatal.push(err) });
+    try {
+      const held = holdNextSync();
+      const first = store.write((tx) => insert(tx, 1));
+      await held.syncStarted;
+      // A unit of the next batch still running when the failure is handled (a test stand-in for a long unit).
+      let finishUnit!: () => void;
+      const unitMayFinish = new Promise<void>((r) => (finishUnit = r));
+      let unitStarted!: () => void;
+      const started = new Promise<void>((r) => (unitStarted = r));
+      const late = store.write(async (tx) => {
+        await insert(tx, 2);
+        unitStarted();
+        await unitMayFinish;
+        await insert(tx, 3);
+        return 'late';
+      });
+      await started;
+      held.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+      await expect(first).rejects.toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
+      await settle();
+      finishUnit();
+      await expect(late).rejects.toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
+      expect(inFile(file)).toEqual([1]);
+      expect(fatal).toHaveLength(1);
+    } finally {
+      await closeStore(store);
+    }
+  });
+
   it('without onFatal, a failed sync ends the process (the error is thrown on the event loop)', async () => {
     const { store } = await openTestStore();
     const thrown: unknown[] = [];
