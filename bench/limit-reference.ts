@@ -200,15 +200,20 @@ function sqliteEngine(dataDir: string, commit: 'wal-sync' | 'pipelined' | 'full'
   }
   let pending: Job[] = [];
   let busy = false;
+  // pipelined: set while flush waits for the batch in flight or for new requests, whichever comes first.
+  let arrived: (() => void) | null = null;
   async function flush(): Promise<void> {
     busy = true;
     // pipelined: the batch committed last, waiting for its WAL sync and then answering.
-    let syncing: Promise<void> | null = null;
+    let syncing: Promise<void> = Promise.resolve();
+    let synced = true;
     try {
-      while (pending.length > 0 || syncing) {
+      while (pending.length > 0 || !synced) {
         if (pending.length === 0) {
-          await syncing;
-          syncing = null;
+          // The batch in flight syncs: start the next one as soon as requests arrive (as the service does).
+          await Promise.race([syncing, new Promise<void>((resolve) => (arrived = resolve))]);
+          arrived = null;
+          if (pending.length > 0) await new Promise((resolve) => setImmediate(resolve));
           continue;
         }
         const batch = pending;
@@ -216,15 +221,17 @@ function sqliteEngine(dataDir: string, commit: 'wal-sync' | 'pipelined' | 'full'
         const answers: Answer[] = [];
         db.exec('BEGIN IMMEDIATE');
         for (const job of batch) answers.push(job.run());
-        if (syncing) {
-          await syncing;
-          syncing = null;
-        }
+        // Committed only once the batch before is durable and answered.
+        if (!synced) await syncing;
         db.exec('COMMIT');
         const durable = commit !== 'full' && batch.some((j) => j.durable);
         const answer = () => batch.forEach((job, i) => job.done(answers[i]!));
         if (commit === 'pipelined' && durable) {
-          syncing = syncWal().then(answer);
+          synced = false;
+          syncing = syncWal().then(() => {
+            answer();
+            synced = true;
+          });
         } else {
           if (durable) await syncWal();
           answer();
@@ -237,7 +244,10 @@ function sqliteEngine(dataDir: string, commit: 'wal-sync' | 'pipelined' | 'full'
   function enqueue(run: () => Answer, durable: boolean): Promise<Answer> {
     return new Promise((done) => {
       pending.push({ run, durable, done });
-      if (!busy && pending.length === 1) setImmediate(() => void flush());
+      if (arrived) {
+        arrived();
+        arrived = null;
+      } else if (!busy && pending.length === 1) setImmediate(() => void flush());
     });
   }
 

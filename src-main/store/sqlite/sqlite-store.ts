@@ -514,9 +514,13 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       if (failed) throw failed;
       commit.run();
     } catch (err) {
-      // The commit itself failed (disk full, I/O error), or the batch before
-      // it could not be made durable: nothing of this batch is stored.
+      // The commit itself failed (disk full, I/O error), SQLite abandoned the
+      // transaction, the write lock stayed taken, or the batch before could
+      // not be made durable: nothing of this batch is stored. It is refused
+      // only after the batch before is settled (answers stay in commit order),
+      // and nothing after it commits until then.
       if (writer.inTransaction) writer.exec('ROLLBACK');
+      if (before && !before.settled) await before.done;
       const failure = toStoreError(err);
       for (const job of batch) job.reject(failure);
       return SETTLED;
@@ -556,7 +560,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       for (const end = Math.min(batch.length, i + chunk); i < end; i++) {
         const outcome = outcomes[i]!;
         if (outcome.ok) {
-          for (const hook of outcome.hooks) hook();
+          for (const hook of outcome.hooks) runHook(hook);
           batch[i]!.resolve(outcome.value);
         } else {
           batch[i]!.reject(outcome.value);
@@ -567,6 +571,17 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
         const took = performance.now() - start;
         chunk = took > yieldAfterMs ? Math.max(1, chunk >> 1) : took < yieldAfterMs / 2 ? chunk * 2 : chunk;
       }
+    }
+  }
+
+  /** An afterCommit hook that throws must not leave the rest of its batch unanswered: its error is thrown on its own. */
+  function runHook(hook: () => void): void {
+    try {
+      hook();
+    } catch (err) {
+      process.nextTick(() => {
+        throw err;
+      });
     }
   }
 

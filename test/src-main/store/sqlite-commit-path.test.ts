@@ -40,6 +40,37 @@ function holdNextSync() {
   return { syncStarted, release: () => release(), fail: (err: Error) => fail(err) };
 }
 
+/** Every WAL sync waits for its own release() or fail(), in the order they start. */
+function holdEverySync() {
+  const holds: { release: () => void; fail: (err: Error) => void }[] = [];
+  let notify: (() => void) | null = null;
+  sqliteTestHooks.syncWal = async (sync) => {
+    let release!: () => void;
+    let fail!: (err: Error) => void;
+    const gate = new Promise<void>((resolve, reject) => {
+      release = resolve;
+      fail = reject;
+    });
+    releaseAll.push(release);
+    holds.push({ release, fail });
+    notify?.();
+    await gate;
+    await sync();
+  };
+  const started = (n: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => (holds.length >= n ? resolve() : (notify = check));
+      check();
+    });
+  return { holds, started };
+}
+
+/** A unit whose error made SQLite abandon the whole transaction (as SQLITE_FULL or an I/O error can). */
+async function diskFullUnit(tx: WriteTx): Promise<never> {
+  await (tx as WriteTx & { exec(sql: string): Promise<void> }).exec('ROLLBACK');
+  throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+}
+
 const releaseAll: (() => void)[] = [];
 afterEach(() => {
   sqliteTestHooks.syncWal = undefined;
@@ -268,6 +299,120 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
       expect(inFile(file)).toEqual([1]);
       expect(fatal).toHaveLength(1);
     } finally {
+      await closeStore(store);
+    }
+  });
+
+  it('a batch that fails before its COMMIT while the one before syncs is refused after that one is answered, and the next waits for that sync too', async () => {
+    const { store, file } = await openTestStore();
+    try {
+      const { holds, started } = holdEverySync();
+      const events: string[] = [];
+      const a = store.write((tx) => insert(tx, 1)).then(() => events.push('A answered'));
+      await started(1);
+      const b = store.write(diskFullUnit).then(
+        () => events.push('B answered'),
+        (err: { code?: string }) => events.push(`B refused: ${err.code}`),
+      );
+      await settle();
+      const c = store.write((tx) => insert(tx, 3)).then(() => events.push('C answered'));
+      await settle();
+      // Only A's sync has started; C is neither committed nor answered, B not yet refused.
+      expect(holds).toHaveLength(1);
+      expect(inFile(file)).toEqual([1]);
+      expect(events).toEqual([]);
+
+      holds[0]!.release();
+      await started(2);
+      // A is answered, then B refused; C committed and waits for its own sync, unseen by reads meanwhile.
+      expect(events).toEqual(['A answered', 'B refused: SQLITE_FULL']);
+      expect(inFile(file)).toEqual([1, 3]);
+      const read = rows(store);
+      const readState = settledState(read);
+      await settle();
+      expect(readState.settled).toBe(false);
+      expect(events).toHaveLength(2);
+      holds[1]!.release();
+      await Promise.all([a, b, c]);
+      expect(events).toEqual(['A answered', 'B refused: SQLITE_FULL', 'C answered']);
+      expect(await read).toEqual([1, 3]);
+    } finally {
+      await closeStore(store);
+    }
+  });
+
+  it('when the sync of the batch before a failed one fails, the batch after them is refused too, and it is reported once', async () => {
+    const fatal: StoreError[] = [];
+    const { store, file } = await openTestStore({ onFatal: (err) => fatal.push(err) });
+    try {
+      const { holds, started } = holdEverySync();
+      const outcome = (p: Promise<unknown>) =>
+        p.then(
+          () => 'ok',
+          (err: { code?: string }) => err.code,
+        );
+      const a = outcome(store.write((tx) => insert(tx, 1)));
+      await started(1);
+      const b = outcome(store.write(diskFullUnit));
+      await settle();
+      const c = outcome(store.write((tx) => insert(tx, 3)));
+      await settle();
+      holds[0]!.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+      expect(await Promise.all([a, b, c])).toEqual(['SQLITE_IOERR_FSYNC', 'SQLITE_FULL', 'SQLITE_IOERR_FSYNC']);
+      expect(holds).toHaveLength(1);
+      expect(inFile(file)).toEqual([1]);
+      expect(fatal).toHaveLength(1);
+    } finally {
+      await closeStore(store);
+    }
+  });
+
+  it('close() waits for a batch still syncing when the batch after it failed before its COMMIT', async () => {
+    const { store } = await openTestStore();
+    const { holds, started } = holdEverySync();
+    let aSettled = false;
+    const a = store.write((tx) => insert(tx, 1)).finally(() => (aSettled = true));
+    await started(1);
+    const b = store.write(diskFullUnit).catch(() => undefined);
+    await settle();
+    let closed = false;
+    const closing = store.close().then(() => (closed = true));
+    await settle();
+    expect(closed).toBe(false);
+    holds[0]!.release();
+    await a;
+    await b;
+    await closing;
+    expect(aSettled).toBe(true);
+  });
+
+  it('an afterCommit hook that throws does not leave the rest of its batch unanswered; its error is thrown on its own', async () => {
+    const { store } = await openTestStore();
+    const thrown: unknown[] = [];
+    const onUncaught = (err: unknown) => thrown.push(err);
+    const listeners = process.listeners('uncaughtException');
+    process.removeAllListeners('uncaughtException');
+    process.on('uncaughtException', onUncaught);
+    try {
+      const held = holdNextSync();
+      const first = store.write(async (tx) => {
+        await insert(tx, 1);
+        tx.afterCommit(() => {
+          throw new Error('hook failed');
+        });
+      });
+      await held.syncStarted;
+      const others = [2, 3].map((v) => store.write((tx) => insert(tx, v)));
+      held.release();
+      await first;
+      await Promise.all(others);
+      await settle();
+      expect(thrown).toHaveLength(1);
+      expect(thrown[0]).toMatchObject({ message: 'hook failed' });
+      expect(await rows(store)).toEqual([1, 2, 3]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      for (const l of listeners) process.on('uncaughtException', l);
       await closeStore(store);
     }
   });
