@@ -65,6 +65,28 @@ function holdEverySync() {
   return { holds, started };
 }
 
+/** The error a failed fdatasync gives. */
+const fsyncFailure = () => Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+
+/**
+ * Errors thrown on the event loop while `fn` runs, caught instead of
+ * failing the run (Vitest reports uncaught errors); the listeners before are
+ * put back afterwards.
+ */
+async function catchingUncaught(fn: (thrown: unknown[]) => Promise<void>): Promise<void> {
+  const thrown: unknown[] = [];
+  const onUncaught = (err: unknown) => thrown.push(err);
+  const listeners = process.listeners('uncaughtException');
+  process.removeAllListeners('uncaughtException');
+  process.on('uncaughtException', onUncaught);
+  try {
+    await fn(thrown);
+  } finally {
+    process.off('uncaughtException', onUncaught);
+    for (const l of listeners) process.on('uncaughtException', l);
+  }
+}
+
 /** A unit whose error made SQLite abandon the whole transaction (as SQLITE_FULL or an I/O error can). */
 async function diskFullUnit(tx: WriteTx): Promise<never> {
   await (tx as WriteTx & { exec(sql: string): Promise<void> }).exec('ROLLBACK');
@@ -248,7 +270,7 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
       await settle();
       // The next batch ran meanwhile; it must not outlive the failed sync.
       expect(queuedRan).toBe(true);
-      held.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+      held.fail(fsyncFailure());
       for (const p of [...batch, queued, readDuring]) {
         const err = await p.then(
           () => undefined,
@@ -291,7 +313,7 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
         return 'late';
       });
       await started;
-      held.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+      held.fail(fsyncFailure());
       await expect(first).rejects.toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
       await settle();
       finishUnit();
@@ -357,7 +379,7 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
       await settle();
       const c = outcome(store.write((tx) => insert(tx, 3)));
       await settle();
-      holds[0]!.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+      holds[0]!.fail(fsyncFailure());
       expect(await Promise.all([a, b, c])).toEqual(['SQLITE_IOERR_FSYNC', 'SQLITE_FULL', 'SQLITE_IOERR_FSYNC']);
       expect(holds).toHaveLength(1);
       expect(inFile(file)).toEqual([1]);
@@ -388,55 +410,44 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
 
   it('an afterCommit hook that throws does not leave the rest of its batch unanswered; its error is thrown on its own', async () => {
     const { store } = await openTestStore();
-    const thrown: unknown[] = [];
-    const onUncaught = (err: unknown) => thrown.push(err);
-    const listeners = process.listeners('uncaughtException');
-    process.removeAllListeners('uncaughtException');
-    process.on('uncaughtException', onUncaught);
     try {
-      const held = holdNextSync();
-      const first = store.write(async (tx) => {
-        await insert(tx, 1);
-        tx.afterCommit(() => {
-          throw new Error('hook failed');
+      await catchingUncaught(async (thrown) => {
+        const held = holdNextSync();
+        const first = store.write(async (tx) => {
+          await insert(tx, 1);
+          tx.afterCommit(() => {
+            throw new Error('hook failed');
+          });
         });
+        await held.syncStarted;
+        const others = [2, 3].map((v) => store.write((tx) => insert(tx, v)));
+        held.release();
+        await first;
+        await Promise.all(others);
+        await settle();
+        expect(thrown).toHaveLength(1);
+        expect(thrown[0]).toMatchObject({ message: 'hook failed' });
+        expect(await rows(store)).toEqual([1, 2, 3]);
       });
-      await held.syncStarted;
-      const others = [2, 3].map((v) => store.write((tx) => insert(tx, v)));
-      held.release();
-      await first;
-      await Promise.all(others);
-      await settle();
-      expect(thrown).toHaveLength(1);
-      expect(thrown[0]).toMatchObject({ message: 'hook failed' });
-      expect(await rows(store)).toEqual([1, 2, 3]);
     } finally {
-      process.off('uncaughtException', onUncaught);
-      for (const l of listeners) process.on('uncaughtException', l);
       await closeStore(store);
     }
   });
 
   it('without onFatal, a failed sync ends the process (the error is thrown on the event loop)', async () => {
     const { store } = await openTestStore();
-    const thrown: unknown[] = [];
-    // Vitest reports uncaught errors; catch this one instead of letting it fail the run.
-    const onUncaught = (err: unknown) => thrown.push(err);
-    const listeners = process.listeners('uncaughtException');
-    process.removeAllListeners('uncaughtException');
-    process.on('uncaughtException', onUncaught);
     try {
-      const held = holdNextSync();
-      const w = store.write((tx) => insert(tx, 1));
-      await held.syncStarted;
-      held.fail(new Error('EIO'));
-      await expect(w).rejects.toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
-      await settle();
-      expect(thrown).toHaveLength(1);
-      expect(thrown[0]).toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
+      await catchingUncaught(async (thrown) => {
+        const held = holdNextSync();
+        const w = store.write((tx) => insert(tx, 1));
+        await held.syncStarted;
+        held.fail(new Error('EIO'));
+        await expect(w).rejects.toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
+        await settle();
+        expect(thrown).toHaveLength(1);
+        expect(thrown[0]).toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
+      });
     } finally {
-      process.off('uncaughtException', onUncaught);
-      for (const l of listeners) process.on('uncaughtException', l);
       await closeStore(store);
     }
   });
