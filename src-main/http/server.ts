@@ -109,6 +109,14 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
     },
   });
 
+  // Answers are written with JSON.stringify, not fast-json-stringify from the response schemas: in a
+  // serving process its piecewise string (flattened again to be written) cost about 9 µs more per list
+  // page (docs/benchmarks.md, "Answers with JSON.stringify"). The shape comes from the typed views
+  // (toOrderView and the rest), and every answer of a test listener is checked against the OpenAPI
+  // document, extra members refused (test/support/openapi-conformance.ts): nothing strips or coerces
+  // what a view got wrong.
+  app.setSerializerCompiler(() => serializeJson);
+
   // Every route from here on is recorded for the OpenAPI document ({base_path}/openapi.json).
   collectRouteDocs(app);
   options.setup?.(app);
@@ -248,6 +256,8 @@ export function redactUrl(url: string): string {
 function percentDecoded(text: string): string {
   return text.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
+
+const serializeJson = (data: unknown): string => JSON.stringify(data);
 
 /** How long a refused client may go on sending after its answer before the connection is cut. */
 const REFUSED_LINGER_MS = 2_000;

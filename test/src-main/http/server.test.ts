@@ -7,7 +7,8 @@ import type { BuyOrderView } from '../../../src-shared/schemas/merchant-api';
 import { rawRequest } from '../../support/http-raw';
 import { clientFor, seedMerchant, testListener, testService } from '../../support/service-harness';
 import { captureLog } from '../../support/log-capture';
-import { checkAnswersAgainstOpenApi } from '../../support/openapi-conformance';
+import { checkAnswersAgainstOpenApi, responseChecker } from '../../support/openapi-conformance';
+import { openApiDocumentOf } from '../../../src-main/http/openapi/reference-routes';
 
 /** The responses one connection received, in order: status and body of each. */
 function splitResponses(raw: string): { status: number; body: string }[] {
@@ -23,6 +24,31 @@ function splitResponses(raw: string): { status: number; body: string }[] {
   }
   return out;
 }
+
+describe('answers', () => {
+  it('are written as the handler made them, and the conformance check of every test answer refuses a member the document lacks', async () => {
+    const service = await testService();
+    const app = buildHttpApp(service, { console: false, rateLimits: RATE_LIMITS_OFF });
+    // A response schema is documentation, not a filter: a member it lacks is sent, not silently dropped.
+    app.get('/test/view', { schema: { response: { 200: { type: 'object', properties: { a: { type: 'integer' } } } } } }, async () => ({ a: 1, extra: 'x' }));
+    const view = await app.inject({ method: 'GET', url: '/test/view' });
+    expect(view.body).toBe('{"a":1,"extra":"x"}');
+
+    // Which is what lets the check every test listener runs (service-harness) see a view that got its shape wrong.
+    const check = responseChecker(openApiDocumentOf(app));
+    const page = { code: 1, msg: 'success', data: { list: [], total: 0, page: 1, limit: 20 } };
+    const sent = (body: unknown) => ({
+      method: 'POST',
+      routeUrl: '/addons/paychannel/merchant/orderQueryList',
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify(body),
+    });
+    expect(check(sent(page))).toBeUndefined();
+    expect(check(sent({ ...page, data: { ...page.data, merchant_id: 7 } }))).toMatch(/must NOT have additional properties.*merchant_id/);
+    await app.close();
+  });
+});
 
 describe('listener shutdown', () => {
   it('answers a request that arrives while it drains with the envelope: 503, code 5030', async () => {
