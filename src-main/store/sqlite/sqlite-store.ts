@@ -51,6 +51,7 @@ import {
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, SchemaTooNewError, type Migration } from '../migrations/index';
 import { incompleteRowGeneration, migration0010RowGeneration, ROW_GENERATION_TRIGGERS } from '../migrations/0010-row-generation';
 import { startCheckpointer, type Checkpointer } from './checkpointer';
+import { rowMaker, type RowMaker } from './row-maker';
 import { ensureOwnerOnly } from '../owner-only';
 
 export interface SqliteStoreOptions {
@@ -123,36 +124,47 @@ export function sqliteStatementText(sql: string): string {
   return sql.replace(/\bLIMIT\s+(\?|@[A-Za-z_]\w*)/g, 'LIMIT CAST($1 AS INTEGER)');
 }
 
-/** Prepared statements of one connection, by SQL text. */
+/** A prepared statement, and for one that returns rows the function that makes each row's object from its raw values. */
+interface Prepared {
+  statement: Statement;
+  row: RowMaker | undefined;
+}
+
+/** Prepared statements of one connection, by SQL text. A statement that returns rows returns them raw, made into objects by `row`. */
 function statementCache(db: Database) {
-  const cache = new Map<string, Statement>();
-  return (sql: string): Statement => {
-    let s = cache.get(sql);
-    if (!s) {
+  const cache = new Map<string, Prepared>();
+  return (sql: string): Prepared => {
+    let p = cache.get(sql);
+    if (!p) {
+      let statement: Statement;
       try {
-        s = db.prepare(sqliteStatementText(sql));
+        statement = db.prepare(sqliteStatementText(sql));
       } catch (err) {
         throw toStoreError(err);
       }
-      cache.set(sql, s);
+      const row = statement.reader ? rowMaker(statement.columns().map((c) => c.name)) : undefined;
+      if (row) statement.raw(true);
+      p = { statement, row };
+      cache.set(sql, p);
     }
-    return s;
+    return p;
   };
 }
 
 type Prepare = ReturnType<typeof statementCache>;
 
-function bindAll(s: Statement, params: SqlParams | undefined): unknown[] {
-  if (params === undefined) return s.all();
-  return Array.isArray(params) ? s.all(...(params as unknown[])) : s.all(params);
+function bindAll({ statement: s, row }: Prepared, params: SqlParams | undefined): unknown[] {
+  const rows = params === undefined ? s.all() : Array.isArray(params) ? s.all(...(params as unknown[])) : s.all(params);
+  if (row) for (let i = 0; i < rows.length; i++) rows[i] = row(rows[i] as unknown[]);
+  return rows;
 }
 
-function bindGet(s: Statement, params: SqlParams | undefined): unknown {
-  if (params === undefined) return s.get();
-  return Array.isArray(params) ? s.get(...(params as unknown[])) : s.get(params);
+function bindGet({ statement: s, row }: Prepared, params: SqlParams | undefined): unknown {
+  const values = params === undefined ? s.get() : Array.isArray(params) ? s.get(...(params as unknown[])) : s.get(params);
+  return row && values !== undefined ? row(values as unknown[]) : values;
 }
 
-function bindRun(s: Statement, params: SqlParams | undefined): number {
+function bindRun({ statement: s }: Prepared, params: SqlParams | undefined): number {
   if (params === undefined) return s.run().changes;
   return (Array.isArray(params) ? s.run(...(params as unknown[])) : s.run(params)).changes;
 }
@@ -202,17 +214,17 @@ class SqliteWriteTx extends SqliteReadTx implements MigrationTx {
   }
   async savepoint<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
     const name = `sp${++this.depth}`;
-    this.prepare(`SAVEPOINT ${name}`).run();
+    this.prepare(`SAVEPOINT ${name}`).statement.run();
     const hooksBefore = this.hooks.length;
     try {
       const value = await fn(this);
-      this.prepare(`RELEASE ${name}`).run();
+      this.prepare(`RELEASE ${name}`).statement.run();
       return value;
     } catch (err) {
       // Disk full or I/O: SQLite may have rolled back the whole transaction; nothing is left to undo here.
       if (this.db.inTransaction) {
-        this.prepare(`ROLLBACK TO ${name}`).run();
-        this.prepare(`RELEASE ${name}`).run();
+        this.prepare(`ROLLBACK TO ${name}`).statement.run();
+        this.prepare(`RELEASE ${name}`).statement.run();
       }
       this.hooks.length = hooksBefore;
       throw toStoreError(err);

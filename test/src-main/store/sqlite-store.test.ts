@@ -416,3 +416,45 @@ describe('SQLite store: statement text', () => {
     });
   });
 });
+
+describe('SQLite store: rows', () => {
+  it("gives the objects better-sqlite3 makes: the same members in the same order, a repeated name's later value, odd names, RETURNING, no row", async () => {
+    await withStore(async (store, file) => {
+      await store.write(async (tx) => {
+        await tx.run("CREATE TABLE r (id INTEGER PRIMARY KEY, name TEXT, amount INTEGER, rate TEXT, note BLOB, \"odd \"\"name\"\"\" TEXT)");
+        await tx.run("INSERT INTO r (name, amount, rate, note, \"odd \"\"name\"\"\") VALUES ('a', 9007199254740991, '0.0055', x'00ff', 'q'), ('b', -1, NULL, NULL, NULL)");
+      });
+      const statements = [
+        'SELECT * FROM r ORDER BY id',
+        'SELECT id, name AS id, amount, id FROM r ORDER BY id',
+        "SELECT coalesce(sum(amount), 0), count(*) AS n, 'x' AS \"__proto__\" FROM r",
+        'SELECT name, amount * 2 AS twice, rate FROM r WHERE id = ? ORDER BY id',
+        'SELECT name FROM r WHERE id > 99',
+      ];
+      const plain = new BetterSqlite3(file, { readonly: true });
+      try {
+        for (const sql of statements) {
+          const params = sql.includes('?') ? [1] : [];
+          const expected = plain.prepare(sql).all(...params) as Record<string, unknown>[];
+          for (const rows of [await store.read((tx) => tx.all<Record<string, unknown>>(sql, params)), await store.write((tx) => tx.all<Record<string, unknown>>(sql, params))]) {
+            expect(rows, sql).toEqual(expected);
+            expect(rows.map((r) => Object.keys(r)), sql).toEqual(expected.map((r) => Object.keys(r)));
+            expect(rows.every((r) => Object.getPrototypeOf(r) === Object.prototype), sql).toBe(true);
+          }
+          const first = await store.read((tx) => tx.get<Record<string, unknown>>(sql, params));
+          expect(first, sql).toEqual(expected[0]);
+        }
+        // A repeated name holds the later column, in the first one's place.
+        expect(Object.entries((await store.read((tx) => tx.get<Record<string, unknown>>('SELECT id, amount, name AS id FROM r ORDER BY id')))!)).toEqual([
+          ['id', 'a'],
+          ['amount', 9007199254740991],
+        ]);
+      } finally {
+        plain.close();
+      }
+      const returned = await store.write((tx) => tx.all<Record<string, unknown>>("INSERT INTO r (name, amount) VALUES ('c', 3) RETURNING id, name, amount"));
+      expect(returned).toEqual([{ id: 3, name: 'c', amount: 3 }]);
+      expect(await store.write((tx) => tx.run("UPDATE r SET amount = 4 WHERE name = 'c' RETURNING id"))).toBe(1);
+    });
+  });
+});
