@@ -111,7 +111,7 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
 
   // Answers are written with JSON.stringify, not fast-json-stringify from the response schemas: in a
   // serving process its piecewise string (flattened again to be written) cost about 9 µs more per list
-  // page (docs/benchmarks.md, "Answers with JSON.stringify"). The shape comes from the typed views
+  // page (docs/benchmarks.md, "Answers with JSON.stringify, rows from raw arrays"). The shape comes from the typed views
   // (toOrderView and the rest), and every answer of a test listener is checked against the OpenAPI
   // document, extra members refused (test/support/openapi-conformance.ts): nothing strips or coerces
   // what a view got wrong.
