@@ -189,7 +189,7 @@ function sqliteEngine(dataDir: string, commit: 'wal-sync' | 'pipelined' | 'full'
   // Rows as raw arrays made into objects in JavaScript, as the service's store does (src-main/store/sqlite/row-maker.ts):
   // cheaper than better-sqlite3's own row objects.
   page.raw(true);
-  const pageRow = rowMaker(page.columns().map((c) => c.name));
+  const pageRow = rowMaker(page.columns().map((c) => c.name))!;
   let walFd: number | undefined;
   const syncWal = () =>
     new Promise<void>((resolve, reject) => {

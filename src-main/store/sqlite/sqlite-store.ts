@@ -130,10 +130,16 @@ interface Prepared {
   row: RowMaker | undefined;
 }
 
-/** Prepared statements of one connection, by SQL text. A statement that returns rows returns them raw, made into objects by `row`. */
-function statementCache(db: Database) {
+/**
+ * Prepared statements of one connection, by SQL text. With `rawRows` (the
+ * store's connections), a statement that returns rows returns them raw,
+ * made into objects by `row`; a migration's connection keeps better-sqlite3's
+ * objects, as its own DDL changes the tables under its statements.
+ */
+function statementCache(db: Database, { rawRows }: { rawRows: boolean }) {
   const cache = new Map<string, Prepared>();
-  return (sql: string): Prepared => {
+  let schema: number | undefined;
+  const prepare = (sql: string): Prepared => {
     let p = cache.get(sql);
     if (!p) {
       let statement: Statement;
@@ -142,13 +148,33 @@ function statementCache(db: Database) {
       } catch (err) {
         throw toStoreError(err);
       }
-      const row = statement.reader ? rowMaker(statement.columns().map((c) => c.name)) : undefined;
+      const row = rawRows && statement.reader ? rowMaker(statement.columns().map((c) => c.name)) : undefined;
       if (row) statement.raw(true);
       p = { statement, row };
       cache.set(sql, p);
     }
     return p;
   };
+  // Reads sqlite_master: running it makes the connection load the schema again if the file's changed.
+  const loadSchema = db.prepare('SELECT 1 FROM sqlite_master LIMIT 0');
+  /**
+   * Called at the start of every transaction with the file's schema version
+   * (read inside it): when the schema is not the one the statements were
+   * made with (another process migrated the file), the connection loads it
+   * again and the statements are all made again. SQLite re-compiles a
+   * statement after a schema change by itself, but a row maker keeps the
+   * column names it was made with (after a table rebuilt with its columns in
+   * another order, `SELECT *` would put values under the wrong names); and
+   * a statement prepared before the connection noticed the change reports
+   * the old columns, so the schema is loaded first.
+   */
+  const atSchema = (version: number): void => {
+    if (version === schema) return;
+    loadSchema.all();
+    cache.clear();
+    schema = version;
+  };
+  return Object.assign(prepare, { atSchema });
 }
 
 type Prepare = ReturnType<typeof statementCache>;
@@ -274,7 +300,7 @@ export function schemaVersionOf(db: Database): number {
 /** Applies every migration above the file's version, each in its own BEGIN IMMEDIATE transaction. */
 export async function migrateSqlite(db: Database, migrations: readonly Migration[], targetVersion: number): Promise<void> {
   const known = migrations[migrations.length - 1]?.version ?? 0;
-  const prepare = statementCache(db);
+  const prepare = statementCache(db, { rawRows: false });
   for (;;) {
     // Which migration is next, known only under the write lock; a rebuild needs foreign keys off before it.
     const peek = migrations.find((m) => m.version > schemaVersionOf(db) && m.version <= targetVersion);
@@ -383,8 +409,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     throw toStoreError(err);
   }
   const readerDb = reader;
-  const prepareWrite = statementCache(writer);
-  const prepareRead = statementCache(readerDb);
+  const prepareWrite = statementCache(writer, { rawRows: true });
+  const prepareRead = statementCache(readerDb, { rawRows: true });
   const readTx = new SqliteReadTx(prepareRead);
 
   const stats: StoreStats = { writes: 0, commits: 0, largestBatch: 0, relaxedCommits: 0, alone: 0 };
@@ -400,12 +426,13 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
 
   // Reads one at a time on the reader: each holds its own snapshot for its whole unit of work.
   let readQueue: Promise<unknown> = Promise.resolve();
-  const takeSnapshot = readerDb.prepare('PRAGMA schema_version');
+  const takeSnapshot = readerDb.prepare('PRAGMA schema_version').pluck();
   const readBegin = readerDb.prepare('BEGIN');
   const readEnd = readerDb.prepare('COMMIT');
 
   // The batch's own statements, prepared once (db.exec compiles its text every time).
   const begin = writer.prepare('BEGIN IMMEDIATE');
+  const writerSchema = writer.prepare('PRAGMA schema_version').pluck();
   const commit = writer.prepare('COMMIT');
   const jobSavepoint = writer.prepare('SAVEPOINT job');
   const jobRelease = writer.prepare('RELEASE job');
@@ -421,6 +448,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
       try {
         begin.run();
+        // Under the write lock: no other process can change the schema until COMMIT.
+        prepareWrite.atSchema(writerSchema.get() as number);
         return;
       } catch (err) {
         if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || performance.now() >= deadline) throw err;
@@ -649,7 +678,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
         readBegin.run();
         try {
           // The snapshot is taken here, in the same step as the check above, not at fn's first statement.
-          takeSnapshot.get();
+          prepareRead.atSchema(takeSnapshot.get() as number);
           return await fn(readTx);
         } catch (err) {
           throw toStoreError(err);

@@ -457,4 +457,31 @@ describe('SQLite store: rows', () => {
       expect(await store.write((tx) => tx.run("UPDATE r SET amount = 4 WHERE name = 'c' RETURNING id"))).toBe(1);
     });
   });
+
+  it('makes rows with the columns as they are after another process rebuilt a table under its statements', async () => {
+    await withStore(async (store, file) => {
+      await store.write(async (tx) => {
+        await tx.run('CREATE TABLE m (id INTEGER PRIMARY KEY, enabled INTEGER NOT NULL, secret TEXT NOT NULL)');
+        await tx.run("INSERT INTO m (enabled, secret) VALUES (1, 'SECRET')");
+      });
+      const byRead = () => store.read((tx) => tx.get<Record<string, unknown>>('SELECT * FROM m'));
+      const byWrite = () => store.write((tx) => tx.get<Record<string, unknown>>('SELECT * FROM m'));
+      expect(await byRead()).toEqual({ id: 1, enabled: 1, secret: 'SECRET' });
+      expect(await byWrite()).toEqual({ id: 1, enabled: 1, secret: 'SECRET' });
+
+      // Another process (a newer version's migration) rebuilds the table with its columns in another order and adds one.
+      const other = new BetterSqlite3(file);
+      try {
+        other.exec(`BEGIN IMMEDIATE;
+          CREATE TABLE m2 (id INTEGER PRIMARY KEY, secret TEXT NOT NULL, enabled INTEGER NOT NULL, note TEXT);
+          INSERT INTO m2 (id, secret, enabled, note) SELECT id, secret, enabled, 'n' FROM m;
+          DROP TABLE m; ALTER TABLE m2 RENAME TO m; COMMIT;`);
+      } finally {
+        other.close();
+      }
+      // The statements SQLite compiled again by itself: each value under its own name, the new column with them.
+      expect(await byRead()).toEqual({ id: 1, secret: 'SECRET', enabled: 1, note: 'n' });
+      expect(await byWrite()).toEqual({ id: 1, secret: 'SECRET', enabled: 1, note: 'n' });
+    });
+  });
 });
