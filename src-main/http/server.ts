@@ -113,8 +113,8 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
   // serving process its piecewise string (flattened again to be written) cost about 9 µs more per list
   // page (docs/benchmarks.md, "Answers with JSON.stringify, rows from raw arrays"). The shape comes from the typed views
   // (toOrderView and the rest), and every answer of a test listener is checked against the OpenAPI
-  // document, extra members refused (test/support/openapi-conformance.ts): nothing strips or coerces
-  // what a view got wrong.
+  // document, extra members refused (test/support/openapi-conformance.ts): a view that gets its shape
+  // wrong shows there instead of being stripped silently.
   app.setSerializerCompiler(() => serializeJson);
 
   // Every route from here on is recorded for the OpenAPI document ({base_path}/openapi.json).
