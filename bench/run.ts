@@ -701,12 +701,20 @@ async function main(): Promise<void> {
       name: label,
     });
 
-    // Start-up on the seeded database: listening time (bundle and tsx) and idle RSS.
-    let idleRssMb = NaN;
+    // Start-up on the seeded database: listening time (bundle and tsx) and RSS. Right after it starts, `serve`
+    // does the background work that fell due in the fresh copy, and V8 gives the young generation it grew for
+    // that back only once it has seen the process idle for a while (Node 24: 141–160 MB at 2–5 s, 93 MB from
+    // 10 s; docs/benchmarks.md, "Node 24"). So RSS is read at 2 s (what this bench reported as idle before) and
+    // after IDLE_RSS_AFTER_MS without a request (idle), with the peak in between.
+    const rss: StartupRss = { at2sMb: NaN, idleMb: NaN, peakMb: NaN };
     {
       const serve = await startServe(self, runDir, { ...(databaseUrl ? { databaseUrl } : {}), name: 'startup' });
+      const peak = sampleRss(serve.pid, 100);
       await new Promise((r) => setTimeout(r, 2000));
-      idleRssMb = (rssOf(serve.pid) ?? NaN) / 2 ** 20;
+      rss.at2sMb = (rssOf(serve.pid) ?? NaN) / 2 ** 20;
+      await new Promise((r) => setTimeout(r, IDLE_RSS_AFTER_MS - 2000));
+      rss.idleMb = (rssOf(serve.pid) ?? NaN) / 2 ** 20;
+      rss.peakMb = peak.stop() / 2 ** 20;
       await stopChild(serve);
     }
     const tsxServe = await startServe(self, runDir, { ...(databaseUrl ? { databaseUrl } : {}), tsx: true, name: 'startup-tsx' });
@@ -786,7 +794,7 @@ async function main(): Promise<void> {
         ? await openLoopSection(() => startServe(self, runDir, { ...(databaseUrl ? { databaseUrl } : {}), name: 'open-loop' }), manifest)
         : undefined;
 
-    const report = buildReport({ startedAt, self, others, measurements, openLoop, idleRssMb, tsxListenMs, manifest });
+    const report = buildReport({ startedAt, self, others, measurements, openLoop, rss, tsxListenMs, manifest });
     const resultsDir = path.join(root, 'bench', 'results');
     fs.mkdirSync(resultsDir, { recursive: true });
     const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
@@ -868,13 +876,23 @@ function summarise(measurements: Measurement[]): Summary[] {
   return out;
 }
 
+/** How long `serve` runs without a request before its RSS counts as idle (V8's memory reducer needs about 10 s). */
+const IDLE_RSS_AFTER_MS = 15_000;
+
+/** RSS of a `serve` just started on the seeded database, in MB. */
+interface StartupRss {
+  at2sMb: number;
+  idleMb: number;
+  peakMb: number;
+}
+
 function buildReport(input: {
   startedAt: Date;
   self: Checkout;
   others: Checkout[];
   measurements: Measurement[];
   openLoop: { floor: OpenLoopResult; rows: OpenLoopRow[] } | undefined;
-  idleRssMb: number;
+  rss: StartupRss;
   tsxListenMs: number;
   manifest: SeedManifest;
 }): { json: unknown; markdown: string } {
@@ -888,7 +906,7 @@ function buildReport(input: {
       `${duration} s per measurement (${warmup} s warm-up), ${rounds} round(s) alternating every target; ` +
       `${input.manifest.orders.toLocaleString('en-US')} orders, ${input.manifest.merchants} merchants, ${input.manifest.days} days. Load average at the end: ${loadAverage()}.`,
     '',
-    `serve listening after start: ${f(listenMedian)} ms median of ${listenMs.length} (bundle), ${f(input.tsxListenMs)} ms (tsx); idle RSS ${f(input.idleRssMb)} MB.` +
+    `serve listening after start: ${f(listenMedian)} ms median of ${listenMs.length} (bundle), ${f(input.tsxListenMs)} ms (tsx); idle RSS ${f(input.rss.idleMb)} MB (${IDLE_RSS_AFTER_MS / 1000} s after start, no request; ${f(input.rss.at2sMb)} MB at 2 s, peak ${f(input.rss.peakMb)} MB).` +
       (input.self.rebuilds > 1 ? ` (The bundle was rebuilt ${input.self.rebuilds} times: sources changed during the run.)` : ''),
     '',
     '| scenario | target | req/s per round | req/s (median) | p50 ms | p99 ms | × limit | loop delay p99 ms | CPU % | peak RSS MB | failures |',
@@ -934,7 +952,7 @@ function buildReport(input: {
       machine: { cpus: os.cpus().length, node: process.version, loadAverageAtEnd: loadAverage() },
       code: { self: input.self.label, others: input.others.map((c) => c.label), bundleRebuilds: input.self.rebuilds },
       settings: { rounds, duration, warmup, connections, orders: input.manifest.orders, merchants: input.manifest.merchants, days: input.manifest.days, seed: input.manifest.seed, openLoopRate, openLoopDuration, referenceCommit: opts['reference-commit'], pgPool: opts['pg-pool'] },
-      startup: { listenMsBundle: listenMs, listenMsBundleMedian: listenMedian, listenMsTsx: input.tsxListenMs, idleRssMb: input.idleRssMb },
+      startup: { listenMsBundle: listenMs, listenMsBundleMedian: listenMedian, listenMsTsx: input.tsxListenMs, idleRssMb: input.rss.idleMb, rssAt2sMb: input.rss.at2sMb, startupPeakRssMb: input.rss.peakMb },
       summaries,
       measurements: input.measurements,
       openLoop: input.openLoop,
