@@ -14,6 +14,6 @@ who=bench-node24
 # shellcheck source=node24-runtime.sh
 . scripts/node24-runtime.sh
 
-echo "bench-node24: npm run bench under Node $node24_version (better-sqlite3 $bs3_version, ABI $abi)"
+echo "bench-node24: npm run bench under Node $version (better-sqlite3 $bs3_version, ABI $abi)"
 # PATH first: whatever the bench spawns as plain `node` is Node 24 too.
 PATH="$cache/node/bin:$PATH" "$node24" --import tsx bench/run.ts "$@"

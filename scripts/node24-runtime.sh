@@ -1,8 +1,9 @@
 # Sourced by scripts/test-node24.sh and scripts/bench-node24.sh (from the
 # project root, after `set -euo pipefail`): puts Node 24 and a better-sqlite3
-# built for it in place, sets $node24 (its executable) and $node24_version,
-# and restores the machine's better-sqlite3 build when the shell exits.
-# $who names the caller in messages.
+# built for it in place and restores the machine's build when the shell
+# exits. Sets $node24 (its executable), $cache (its folder; bin/ in
+# $cache/node), $version, $abi and $bs3_version. $who names the caller in
+# messages.
 #
 # Node 24 comes from the npm registry: the node-<platform>-<arch> package
 # ships bin/node and the include/node headers. Everything lives in
@@ -100,4 +101,3 @@ mv -f "$binding.tmp" "$binding"
   db.close();
 " || { echo "$who: the Node-24 build of better-sqlite3 does not survive a garbage collection" >&2; exit 1; }
 
-node24_version="$version"
