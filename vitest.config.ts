@@ -37,7 +37,7 @@ export const BOTH_ENGINES = [
 /**
  * Suites of the `node` project that build or drive the Electron and Chromium
  * bundles rather than run the service: left out of the `service` project,
- * which `npm run test:node24` runs under Node 24 (scripts/test-node24.sh).
+ * which `npm run test:node22` and `npm run test:node24` run under those Node lines (scripts/test-node.sh).
  */
 export const BROWSER_AND_PACKAGING = [
   'test/src-main/desktop/bundle.test.ts',
@@ -84,7 +84,7 @@ export default defineConfig({
     projects: [
       nodeProject('node', []),
       // Two parts of `node` that `npm test` does not run again: the in-process suites (`npm run test:unit`),
-      // and the service-side ones (`npm run test:node24`, under Node 24; CLI options such as --exclude do not reach projects).
+      // and the service-side ones (`npm run test:node22` / `test:node24`, under those Node lines; CLI options such as --exclude do not reach projects).
       nodeProject('unit', OUT_OF_PROCESS),
       nodeProject('service', BROWSER_AND_PACKAGING),
       {

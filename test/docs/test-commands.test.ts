@@ -4,7 +4,8 @@
  * the fast in-process loop — a suite that starts a process, builds or drives
  * a browser must be listed in OUT_OF_PROCESS (vitest.config.ts), or it would
  * slow the loop down and need what the loop promises not to; and
- * `npm run test:node24` runs the `service` project.
+ * `npm run test:node22` and `npm run test:node24` run the `service` and
+ * `postgres` projects on those Node lines.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -42,9 +43,13 @@ describe('test commands', () => {
     for (const part of ['unit', 'service']) for (const file of suitesOf(projectNamed(part))) expect(node.has(file), `${part}: ${file}`).toBe(true);
   });
 
-  it('npm run test:node24 runs the service project (node without the browser and packaging suites) and the postgres one', () => {
-    expect(scripts['test:node24']).toBe('bash scripts/test-node24.sh');
-    const run = fs.readFileSync('scripts/test-node24.sh', 'utf8').split('\n').find((line) => line.includes('vitest.mjs run'));
+  it('npm run test:node22 and test:node24 run the service project (node without the browser and packaging suites) and the postgres one', () => {
+    expect(scripts['test:node22']).toBe('bash scripts/test-node.sh 22');
+    expect(scripts['test:node24']).toBe('bash scripts/test-node.sh 24');
+    // The lines the scripts take are the lines package.json supports.
+    const engines = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { engines: { node: string } }).engines.node;
+    expect(engines.split('||').map((range) => /\^(\d+)\./.exec(range)?.[1])).toEqual(['22', '24']);
+    const run = fs.readFileSync('scripts/test-node.sh', 'utf8').split('\n').find((line) => line.includes('vitest.mjs run'));
     expect(projectsOf(run!)).toEqual(['service', 'postgres']);
     const service = new Set(suitesOf(projectNamed('service')));
     expect(suitesOf(projectNamed('node')).filter((f) => !service.has(f)).sort()).toEqual([...BROWSER_AND_PACKAGING].sort());
@@ -64,6 +69,6 @@ describe('test commands', () => {
 
   it('the README says which to run when', () => {
     const tests = /## Tests\n([\s\S]*?)\n## /.exec(fs.readFileSync('README.md', 'utf8'))?.[1] ?? '';
-    for (const command of ['npm run test:unit', 'npm test', 'npm run test:node24']) expect(tests).toContain(command);
+    for (const command of ['npm run test:unit', 'npm test', 'npm run test:node22', 'npm run test:node24']) expect(tests).toContain(command);
   });
 });

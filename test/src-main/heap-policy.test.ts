@@ -7,6 +7,13 @@ import { describe, expect, it } from 'vitest';
  * objects first all survive (kept in an array, as a cold host keeps its first
  * requests' rows) and then die at once (as a warm host's rows do). V8's
  * natives tell where each later object was allocated.
+ *
+ * The young generation is fixed at 16 MB per semi-space (min = max): V8
+ * pretenures a site only at a scavenge of a young generation at its largest
+ * size, and how fast it grows there differs by V8 version. Left to grow, Node
+ * 22's never got there within the burst (the control kept 1,954 of 1,954
+ * objects young in three of three runs, while Node 20 and 24 pretenured);
+ * fixed, Node 20, 22 and 24 all pretenure the site at once.
  */
 function youngAfterSurvivingBurst(applyPolicy: boolean): { young: number; sampled: number } {
   const script = `
@@ -28,21 +35,20 @@ function youngAfterSurvivingBurst(applyPolicy: boolean): { young: number; sample
     }
     console.log(JSON.stringify({ young, sampled }));
   `;
-  const out = execFileSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+  const out = execFileSync(process.execPath, ['--allow-natives-syntax', '--min-semi-space-size=16', '--max-semi-space-size=16', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
   return JSON.parse(out.trim().split('\n').at(-1)!) as { young: number; sampled: number };
 }
 
 describe('host heap policy', () => {
   it('without it, V8 allocates a site in the old generation after a burst in which its objects survived (the control)', () => {
-    // V8 decides at a collection; a run may decide late: the control is tried up to three times.
-    let control = youngAfterSurvivingBurst(false);
-    for (let tries = 1; tries < 3 && control.young >= control.sampled * 0.9; tries++) control = youngAfterSurvivingBurst(false);
+    const control = youngAfterSurvivingBurst(false);
     expect(control.sampled).toBeGreaterThan(1000);
-    expect(control.young).toBeLessThan(control.sampled * 0.9);
+    // Most of them old: the site was pretenured (0 young in every run measured, on Node 20, 22 and 24).
+    expect(control.young).toBeLessThan(control.sampled * 0.5);
   }, 120_000);
 
   it('with it, the same site keeps allocating young objects, which die young', () => {
-    // Three runs: without the policy, V8 pretenures in most runs (the control), so all three staying young says the policy did it.
+    // Three runs: without the policy V8 pretenures the site (the control), so all three staying young says the policy did it.
     for (let run = 0; run < 3; run++) {
       const { young, sampled } = youngAfterSurvivingBurst(true);
       expect(sampled).toBeGreaterThan(1000);

@@ -1,0 +1,126 @@
+# Sourced by scripts/test-node.sh and scripts/bench-node.sh (from the
+# project root, after `set -euo pipefail`, with $line set to 22 or 24): puts
+# that Node line and a better-sqlite3 built for it in place and restores the
+# machine's build when the shell exits. Sets $node_bin (its executable),
+# $cache (its folder; bin/ in $cache/node), $version, $abi and $bs3_version.
+# $who names the caller in messages.
+#
+# Node comes from the npm registry: the node-<platform>-<arch> package ships
+# bin/node and the include/node headers. Everything lives in
+# node_modules/.cache/node<line>/, so a reinstall starts afresh. The lines are
+# the ones package.json "engines" names: 22 (also inside Electron 45, which
+# runs the desktop app) and 24 (what `serve` users run).
+#
+# better-sqlite3 12 is not an N-API addon: each Node ABI needs its own build,
+# and it loads build/Release/better_sqlite3.node. It is compiled here for
+# the line's ABI (once per better-sqlite3 release and ABI) and, for the run,
+# swapped in for the machine's build, which is put back on exit (or at the
+# start of the next run of either line if this one was killed). So every
+# opener — the store, the data-dir lock, the checkpointer worker, spawned
+# CLIs, tests that open SQLite themselves — loads the right build, with no
+# hook in the code. One run at a time per checkout: two would swap the one
+# file under each other.
+#
+# Headers: better-sqlite3 12 derives from node::ObjectWrap, whose inline code
+# in Node >= 24.19's headers removes a cleanup hook in the destructor and
+# aborts the process when a statement is garbage-collected ("Assertion
+# failed: (env) != nullptr"; docs/decisions.md). On line 24 the build uses the
+# 24.18.1 headers (same ABI), as better-sqlite3's published Node-24 prebuilt
+# was built, and runs on the current Node 24; line 22's own headers do not
+# have the flaw. A smoke test that collects thousands of statements fails the
+# run early if the build has it.
+
+case "${line:-}" in
+  22) default_headers="" ;; # the runtime's own
+  24) default_headers="24.18.1" ;;
+  *) echo "${who:-node-runtime}: \$line must be 22 or 24, not '${line:-}'" >&2; exit 1 ;;
+esac
+who="${who:-node$line}"
+# NODE24_SPEC / NODE24_HEADERS_SPEC (NODE22_…): another release of the line, other headers.
+spec_var="NODE${line}_SPEC"
+headers_var="NODE${line}_HEADERS_SPEC"
+RUNTIME_SPEC="${!spec_var:-$line}"
+HEADERS_SPEC="${!headers_var-$default_headers}"
+cache="$PWD/node_modules/.cache/node$line"
+module="$PWD/node_modules/better-sqlite3"
+binding="$module/build/Release/better_sqlite3.node"
+# The machine's build while another is in place: one place for both lines (the older
+# location under node24/ too), so a killed run of either is undone by the next run of either.
+saved="$PWD/node_modules/.cache/machine-better_sqlite3.node"
+legacy_saved="$PWD/node_modules/.cache/node24/machine-node-better_sqlite3.node"
+
+restore() {
+  if [ -f "$legacy_saved" ]; then mv -f "$legacy_saved" "$binding"; fi
+  if [ -f "$saved" ]; then mv -f "$saved" "$binding"; fi
+}
+restore # a killed run left another line's build in place
+
+[ -f "$binding" ] || { echo "$who: $binding is missing; run npm ci first" >&2; exit 1; }
+mkdir -p "$cache"
+
+# fetch SPEC DIR [MEMBER]: unpacks node-<platform>-<arch>@SPEC (or only its MEMBER folder) into DIR, once.
+fetch() {
+  local spec="$1" dir="$2" member="${3:-}" pkg tarball
+  [ -f "$dir/.complete" ] && return 0
+  pkg="node-$(node -p 'process.platform')-$(node -p 'process.arch')@$spec"
+  echo "$who: fetching $pkg from the npm registry"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  tarball="$(cd "$cache" && npm pack "$pkg" --silent)"
+  tar xzf "$cache/$tarball" -C "$dir" --strip-components=1 ${member:+"package/$member"}
+  rm -f "$cache/$tarball"
+  touch "$dir/.complete"
+}
+
+fetch "$RUNTIME_SPEC" "$cache/node"
+node_bin="$cache/node/bin/node"
+version="$("$node_bin" -v)"
+abi="$("$node_bin" -p 'process.versions.modules')"
+if [ -n "$HEADERS_SPEC" ]; then
+  headers_dir="$cache/headers-$HEADERS_SPEC"
+  fetch "$HEADERS_SPEC" "$headers_dir" include
+else
+  HEADERS_SPEC="${version#v}"
+  headers_dir="$cache/node"
+fi
+headers_abi="$(sed -n 's/^#define NODE_MODULE_VERSION \([0-9][0-9]*\)$/\1/p' "$headers_dir/include/node/node_version.h")"
+[ "$abi" = "$headers_abi" ] || { echo "$who: Node $version has ABI $abi but the $HEADERS_SPEC headers ABI $headers_abi" >&2; exit 1; }
+
+# --- better-sqlite3 built for that ABI (never touching the machine's build)
+bs3_version="$(node -p "require('$module/package.json').version")"
+built="$cache/better-sqlite3-$bs3_version-abi$abi-headers-$HEADERS_SPEC/better_sqlite3.node"
+if ! [ -f "$built" ]; then
+  echo "$who: compiling better-sqlite3 $bs3_version for Node $abi ABI against the $HEADERS_SPEC headers"
+  work="$cache/work"
+  rm -rf "$work"
+  mkdir -p "$work"
+  (cd "$module" && tar cf - --exclude=./build --exclude=./node_modules --exclude=./prebuilds .) | tar xf - -C "$work"
+  # node-gyp: the project's (via @electron/rebuild), else the one npm bundles.
+  gyp="$(node -p "require.resolve('node-gyp/bin/node-gyp.js')" 2>/dev/null)" ||
+    gyp="$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js"
+  # --nodedir: these headers, not the machine's (a user npmrc may set nodedir=/usr).
+  (cd "$work" && "$node_bin" "$gyp" rebuild --release --nodedir="$headers_dir" --jobs=max >"$cache/build.log" 2>&1) || {
+    tail -40 "$cache/build.log" >&2
+    echo "$who: building better-sqlite3 for Node $version failed (full log: $cache/build.log)" >&2
+    exit 1
+  }
+  mkdir -p "$(dirname "$built")"
+  cp "$work/build/Release/better_sqlite3.node" "$built.tmp"
+  mv -f "$built.tmp" "$built"
+  rm -rf "$work"
+fi
+
+# --- the run, with the line's build in place
+cp -p "$binding" "$saved.tmp"
+mv -f "$saved.tmp" "$saved"
+trap restore EXIT
+cp "$built" "$binding.tmp"
+mv -f "$binding.tmp" "$binding"
+# Loads, and survives garbage collection of thousands of statements.
+"$node_bin" -e "
+  const db = new (require('better-sqlite3'))(':memory:');
+  for (let i = 0; i < 5000; i++) db.prepare('SELECT ' + i).get();
+  let junk = []; for (let i = 0; i < 2e6; i++) junk.push({ i }); junk = null;
+  db.close();
+" || { echo "$who: the Node-$line build of better-sqlite3 does not survive a garbage collection" >&2; exit 1; }
+
