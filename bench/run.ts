@@ -487,6 +487,11 @@ interface Measurement extends Partial<LoadResult> {
   /** Per child: event-loop delay and CPU of the measured seconds. */
   probes: (ProbeLine | undefined)[];
   peakRssMb?: number;
+  /**
+   * CPU of this process (the load generator, autocannon in-process) over the measured seconds, in % of one
+   * core: near 100 the generator, which shares the machine's cores with the servers, bounds the figure.
+   */
+  generatorCpuPercent?: number;
   loadBefore: string;
   loadAfter?: string;
   profile?: string;
@@ -512,7 +517,11 @@ async function measure(group: Group, target: Target, round: number): Promise<Mea
     m.loadBefore = loadAverage();
     marks = await Promise.all(children.map(probe));
     const rss = children.map((c) => sampleRss(c.pid));
+    const generatorCpu = process.cpuUsage();
+    const generatorFrom = process.hrtime.bigint();
     const load = await run(duration);
+    const generatorUsed = process.cpuUsage(generatorCpu);
+    m.generatorCpuPercent = ((generatorUsed.user + generatorUsed.system) / 1e3 / (Number(process.hrtime.bigint() - generatorFrom) / 1e6)) * 100;
     m.probes = await Promise.all(children.map(probe));
     m.peakRssMb = Math.max(...rss.map((r) => r.stop())) / 2 ** 20;
     m.loadAfter = loadAverage();
@@ -521,7 +530,7 @@ async function measure(group: Group, target: Target, round: number): Promise<Mea
     const cpu = m.probes.map((p) => (p ? p.cpuPercent.toFixed(0) : '?')).join('+');
     log(
       `${group.name.padEnd(22)} ${target.name.padEnd(34)} r${round} ${load.rps.toFixed(0).padStart(7)} req/s  p50 ${load.p50.toFixed(2)} ms  p99 ${load.p99.toFixed(2)} ms  ` +
-        `loop p99 ${delays} ms  cpu ${cpu} %  peak RSS ${m.peakRssMb.toFixed(0)} MB  failures ${load.failures}${load.failureSample ? ` (${load.failureSample})` : ''}  load ${m.loadAfter}`,
+        `loop p99 ${delays} ms  cpu ${cpu} %  generator cpu ${m.generatorCpuPercent.toFixed(0)} %  peak RSS ${m.peakRssMb.toFixed(0)} MB  failures ${load.failures}${load.failureSample ? ` (${load.failureSample})` : ''}  load ${m.loadAfter}`,
     );
   } finally {
     await Promise.all(children.map(stopChild));
@@ -819,6 +828,8 @@ interface Summary {
   p99: number;
   loopDelayP99: number;
   cpuPercent: number;
+  /** The load generator's CPU (median over the rounds), in % of one core. */
+  generatorCpuPercent: number;
   peakRssMb: number;
   failures: number;
   /** Median of the per-round ratios to the limit reference (or to the median of the named group's limit). */
@@ -846,7 +857,7 @@ function summarise(measurements: Measurement[]): Summary[] {
     const done = ms.filter((m) => m.rps !== undefined);
     const first = ms[0]!;
     if (done.length === 0) {
-      out.push({ group, target, kind: first.kind, rounds: [], rps: NaN, p50: NaN, p99: NaN, loopDelayP99: NaN, cpuPercent: NaN, peakRssMb: NaN, failures: 0, skipped: first.skipped ?? 'no result' });
+      out.push({ group, target, kind: first.kind, rounds: [], rps: NaN, p50: NaN, p99: NaN, loopDelayP99: NaN, cpuPercent: NaN, generatorCpuPercent: NaN, peakRssMb: NaN, failures: 0, skipped: first.skipped ?? 'no result' });
       continue;
     }
     const s: Summary = {
@@ -859,6 +870,7 @@ function summarise(measurements: Measurement[]): Summary[] {
       p99: median(done.map((m) => m.p99!)),
       loopDelayP99: median(done.map((m) => Math.max(...m.probes.map((p) => p?.loopDelayMs.p99 ?? NaN)))),
       cpuPercent: median(done.map((m) => m.probes.reduce((n, p) => n + (p?.cpuPercent ?? NaN), 0))),
+      generatorCpuPercent: median(done.map((m) => m.generatorCpuPercent ?? NaN)),
       peakRssMb: Math.max(...done.map((m) => m.peakRssMb!)),
       failures: done.reduce((n, m) => n + m.failures!, 0),
     };
@@ -911,17 +923,17 @@ function buildReport(input: {
     `serve listening after start: ${f(listenMedian)} ms median of ${listenMs.length} (bundle), ${f(input.tsxListenMs)} ms (tsx); idle RSS ${f(input.rss.idleMb)} MB (${IDLE_RSS_AFTER_MS / 1000} s after start, no request; ${f(input.rss.at2sMb)} MB at 2 s, peak ${f(input.rss.peakMb)} MB).` +
       (input.self.rebuilds > 1 ? ` (The bundle was rebuilt ${input.self.rebuilds} times: sources changed during the run.)` : ''),
     '',
-    '| scenario | target | req/s per round | req/s (median) | p50 ms | p99 ms | × limit | loop delay p99 ms | CPU % | peak RSS MB | failures |',
-    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | target | req/s per round | req/s (median) | p50 ms | p99 ms | × limit | loop delay p99 ms | CPU % | peak RSS MB | failures | generator CPU % |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const s of summaries) {
     if (s.skipped) {
-      md.push(`| ${s.group} | ${s.target} | skipped: ${s.skipped} | | | | | | | | |`);
+      md.push(`| ${s.group} | ${s.target} | skipped: ${s.skipped} | | | | | | | | | |`);
       continue;
     }
     const ratio = s.ratio === undefined ? '' : `${s.ratio.toFixed(2)}${s.ratios && s.ratios.length > 1 ? ` (${s.ratios.map((r) => r.toFixed(2)).join(', ')})` : ''}${s.ratioTo?.includes('median') ? '¹' : ''}`;
     md.push(
-      `| ${s.group} | ${s.target} | ${s.rounds.map((r) => f(r)).join(' / ')} | ${f(s.rps)} | ${f(s.p50, 2)} | ${f(s.p99, 2)} | ${ratio} | ${f(s.loopDelayP99, 1)} | ${f(s.cpuPercent)} | ${f(s.peakRssMb)} | ${s.failures} |`,
+      `| ${s.group} | ${s.target} | ${s.rounds.map((r) => f(r)).join(' / ')} | ${f(s.rps)} | ${f(s.p50, 2)} | ${f(s.p99, 2)} | ${ratio} | ${f(s.loopDelayP99, 1)} | ${f(s.cpuPercent)} | ${f(s.peakRssMb)} | ${s.failures} | ${f(s.generatorCpuPercent)} |`,
     );
   }
   md.push(
