@@ -11,12 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-line="${1:-}"
-shift || true
-who="bench-node$line"
 # shellcheck source=node-runtime.sh
-. scripts/node-runtime.sh
-
-echo "$who: npm run bench under Node $version (better-sqlite3 $bs3_version, ABI $abi)"
+. scripts/node-runtime.sh "${1:-}"
+shift || true
 # PATH first: whatever the bench spawns as plain `node` is this Node too.
 PATH="$cache/node/bin:$PATH" "$node_bin" --import tsx bench/run.ts "$@"

@@ -1,9 +1,10 @@
 # Sourced by scripts/test-node.sh and scripts/bench-node.sh (from the
-# project root, after `set -euo pipefail`, with $line set to 22 or 24): puts
-# that Node line and a better-sqlite3 built for it in place and restores the
-# machine's build when the shell exits. Sets $node_bin (its executable),
-# $cache (its folder; bin/ in $cache/node), $version, $abi and $bs3_version.
-# $who names the caller in messages.
+# project root, after `set -euo pipefail`) with the Node line, 22 or 24, as
+# its argument: puts that line and a better-sqlite3 built for it in place,
+# says so, and restores the machine's build when the shell exits. Sets
+# $node_bin (its executable), $cache (its folder; bin/ in $cache/node),
+# $version, $abi and $bs3_version. Messages name the caller ($who: the
+# calling script and the line, e.g. test-node24).
 #
 # Node comes from the npm registry: the node-<platform>-<arch> package ships
 # bin/node and the include/node headers. Everything lives in
@@ -30,12 +31,13 @@
 # have the flaw. A smoke test that collects thousands of statements fails the
 # run early if the build has it.
 
-case "${line:-}" in
+line="${1:-}"
+who="$(basename "$0" .sh)$line"
+case "$line" in
   22) default_headers="" ;; # the runtime's own
   24) default_headers="24.18.1" ;;
-  *) echo "${who:-node-runtime}: \$line must be 22 or 24, not '${line:-}'" >&2; exit 1 ;;
+  *) echo "$who: the Node line must be 22 or 24, not '$line'" >&2; exit 1 ;;
 esac
-who="${who:-node$line}"
 # NODE24_SPEC / NODE24_HEADERS_SPEC (NODE22_…): another release of the line, other headers.
 spec_var="NODE${line}_SPEC"
 headers_var="NODE${line}_HEADERS_SPEC"
@@ -123,4 +125,5 @@ mv -f "$binding.tmp" "$binding"
   let junk = []; for (let i = 0; i < 2e6; i++) junk.push({ i }); junk = null;
   db.close();
 " || { echo "$who: the Node-$line build of better-sqlite3 does not survive a garbage collection" >&2; exit 1; }
+echo "$who: Node $version (better-sqlite3 $bs3_version, ABI $abi)"
 

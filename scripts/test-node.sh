@@ -11,13 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-line="${1:-}"
-shift || true
-who="test-node$line"
 # shellcheck source=node-runtime.sh
-. scripts/node-runtime.sh
-
-echo "$who: vitest under Node $version (better-sqlite3 $bs3_version, ABI $abi)"
+. scripts/node-runtime.sh "${1:-}"
+shift || true
 # PATH first: whatever a test spawns as plain `node` is this Node too.
 # The PostgreSQL suites too (the project starts its own server): the pg driver, the pool and the
 # cluster code on this Node. (A --exclude given here would not reach the projects: they say what runs.)
