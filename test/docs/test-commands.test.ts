@@ -5,7 +5,8 @@
  * a browser must be listed in OUT_OF_PROCESS (vitest.config.ts), or it would
  * slow the loop down and need what the loop promises not to; and
  * `npm run test:node22` and `npm run test:node24` run the `service` and
- * `postgres` projects on those Node lines.
+ * `postgres` projects on those Node lines. CI (`.ci/run`) runs them on the
+ * lines package.json supports, not on the machine's own Node.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -65,6 +66,26 @@ describe('test commands', () => {
     }
     // Every listed suite exists and is there for a reason.
     for (const file of OUT_OF_PROCESS) expect(OUT_OF_PROCESS_SIGNS.test(fs.readFileSync(file, 'utf8')), `${file} is in-process: take it out of OUT_OF_PROCESS`).toBe(true);
+  });
+
+  it('CI runs npm test on Node 22 (on PATH before npm ci) and the service suites on Node 24: the lines engines names', () => {
+    const lines = fs.readFileSync('.ci/run', 'utf8').split('\n').filter((line) => !line.trimStart().startsWith('#'));
+    const at = (pattern: RegExp) => {
+      const index = lines.findIndex((line) => pattern.test(line));
+      expect(index, String(pattern)).toBeGreaterThan(-1);
+      return index;
+    };
+    const fetched = /^ci_node="\$PWD\/\.ci\/node(\d+)"$/.exec(lines[at(/^ci_node=/)]!)?.[1];
+    const fetch = at(/^phase "Node \d+" bash scripts\/fetch-node\.sh (\d+) "\$ci_node"$/);
+    expect(lines[fetch]).toContain(`fetch-node.sh ${fetched} `);
+    const onPath = at(/^export PATH="\$ci_node\/bin:\$PATH" npm_config_nodedir="\$ci_node"$/);
+    const install = at(/^phase "npm ci" npm ci\b/);
+    const test = at(/^phase "[^"]*" npm test$/);
+    const second = /scripts\/test-node\.sh (\d+)$/.exec(lines[at(/^phase "[^"]*" bash scripts\/test-node\.sh \d+$/)]!)?.[1];
+    expect(fetch < onPath && onPath < install && install < test).toBe(true);
+    const engines = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { engines: { node: string } }).engines.node;
+    expect([fetched, second].sort()).toEqual(engines.split('||').map((range) => /\^(\d+)\./.exec(range)?.[1]).sort());
+    expect(fs.readFileSync('.gitignore', 'utf8').split('\n')).toContain(`.ci/node${fetched}/`);
   });
 
   it('the README says which to run when', () => {
