@@ -89,8 +89,9 @@ if ! [ -f "$built" ]; then
   # node-gyp: the project's (via @electron/rebuild), else the one npm bundles.
   gyp="$(node -p "require.resolve('node-gyp/bin/node-gyp.js')" 2>/dev/null)" ||
     gyp="$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js"
-  # --nodedir: these headers, not the machine's (a user npmrc may set nodedir=/usr).
-  (cd "$work" && "$node_bin" "$gyp" rebuild --release --nodedir="$headers_dir" --jobs=max >"$cache/build.log" 2>&1) || {
+  # --nodedir: these headers, not the machine's (a user npmrc may set nodedir=/usr), and no
+  # npm_config_nodedir from the environment, which node-gyp would take over the flag.
+  (cd "$work" && env -u npm_config_nodedir -u NPM_CONFIG_NODEDIR "$node_bin" "$gyp" rebuild --release --nodedir="$headers_dir" --jobs=max >"$cache/build.log" 2>&1) || {
     tail -40 "$cache/build.log" >&2
     echo "$who: building better-sqlite3 for Node $version failed (full log: $cache/build.log)" >&2
     exit 1
@@ -113,6 +114,10 @@ mv -f "$binding.tmp" "$binding"
   for (let i = 0; i < 5000; i++) db.prepare('SELECT ' + i).get();
   let junk = []; for (let i = 0; i < 2e6; i++) junk.push({ i }); junk = null;
   db.close();
-" || { echo "$who: the Node-$line build of better-sqlite3 does not survive a garbage collection" >&2; exit 1; }
+" || {
+  rm -f "$built" # compiled afresh next time
+  echo "$who: the Node-$line build of better-sqlite3 does not load, or does not survive a garbage collection" >&2
+  exit 1
+}
 echo "$who: Node $version (better-sqlite3 $bs3_version, ABI $abi)"
 
