@@ -60,7 +60,9 @@ export interface ReadRoute<B extends z.ZodType, Q extends z.ZodType, R extends z
   /**
    * handle and the nonce as a unit of its own (Store.writeAlone), for
    * a request verified against the cached merchant, or undefined when it
-   * cannot be done so (the unit of work then runs). docs/decisions.md, "Hot path".
+   * cannot be done so (the unit of work then runs). It writes last
+   * (WriteOptions.writesLast): its reads, its answer made, then the nonce,
+   * and nothing after. docs/decisions.md, "Hot path".
    */
   alone?(ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): ((tx: WriteTx, claim: MerchantClaim) => Promise<z.output<R> | AloneReadRefusal>) | undefined;
 }
@@ -203,10 +205,10 @@ export function registerMerchantRoute(
         const cached = attempt && requestAuth.verifyCached(body, rawQuery);
         if (cached && attempt && cached.merchant === merchant) {
           options.checkApiKey?.(cached.merchant.api_key);
-          // A read's nonce is relaxed, as in its unit of work below.
-          const durable = route.kind === 'write';
+          // A read's nonce is relaxed, as in its unit of work below; a read writes only its nonce, last.
+          const aloneOptions = route.kind === 'write' ? { durable: true } : { durable: false, writesLast: true };
           let result: unknown;
-          for (let tries = 0; (result = await store.writeAlone((tx) => attempt(tx, cached.claim), { durable })) === 'taken'; tries++) {
+          for (let tries = 0; (result = await store.writeAlone((tx) => attempt(tx, cached.claim), aloneOptions)) === 'taken'; tries++) {
             if (tries === 4) throw new Error(`${route.name}: five attempts in a row found their order number or pay token taken`);
           }
           if (result === 'declined') {

@@ -572,15 +572,24 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
     /**
      * listSummaries with the request's nonce, recorded only while the row
      * generation is the claim's and the nonce unused (a unit of work of its
-     * own: Store.writeAlone; PostgreSQL in one statement). Only a page near
-     * the top without order-number search or keyset (listsInOneStatement).
+     * own: Store.writeAlone, which writes last; PostgreSQL in one
+     * statement), made into the answer by `present`. Only a page near the top
+     * without order-number search or keyset (listsInOneStatement).
      */
-    async listSummariesWithNonceIfCurrent(tx: WriteTx, claim: MerchantClaim, f: OrderListFilter): Promise<{ rows: OrderSummaryRow[]; total: number } | AloneReadRefusal> {
+    async listSummariesWithNonceIfCurrent<V>(
+      tx: WriteTx,
+      claim: MerchantClaim,
+      f: OrderListFilter,
+      present: (rows: OrderSummaryRow[], total: number) => V,
+    ): Promise<V | AloneReadRefusal> {
       if (!listsInOneStatement(f)) throw new Error('listSummariesWithNonceIfCurrent: a page near the top');
       if (f.merchantId !== claim.merchantId) return 'declined';
       if (tx.dialect === 'sqlite') {
-        if (!(await sqliteNonceIfCurrent(tx, claim))) return 'declined';
-        return countedList(tx, f, 'summary');
+        // The page and its answer first, the nonce last (WriteOptions.writesLast: no savepoint), in one transaction:
+        // a claim that no longer holds discards the page.
+        const { rows, total } = await countedList(tx, f, 'summary');
+        const answer = present(rows, total);
+        return (await sqliteNonceIfCurrent(tx, claim)) ? answer : 'declined';
       }
       const { sql, params } = topPageStatement(f, 'summary');
       const joined = await tx.all<OrderRow & { list_total: number; nonce_fresh: number }>(withNonceIfCurrent(sql), {
@@ -593,7 +602,7 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
       const first = joined[0]!;
       if (first.nonce_fresh === 0) return 'declined';
       // The rows as they came (their extra members unread by the summary's readers): no copy per row.
-      return { rows: first.id === null ? [] : joined, total: first.list_total };
+      return present(first.id === null ? [] : joined, first.list_total);
     },
     listsInOneStatement,
     listSummaries(tx: ReadTx, filter: OrderListFilter): Promise<{ rows: OrderSummaryRow[]; total: number }> {

@@ -412,10 +412,7 @@ export function createOrderService(deps: OrderServiceDeps) {
     listAlone(merchantId: number, q: ListQuery): ((tx: WriteTx, claim: MerchantClaim) => Promise<OrderListView | AloneReadRefusal>) | undefined {
       const filter = listFilter(merchantId, q);
       if (!orders.listsInOneStatement(filter)) return undefined;
-      return async (tx, claim) => {
-        const out = await orders.listSummariesWithNonceIfCurrent(tx, claim, filter);
-        return typeof out === 'string' ? out : listView(out.rows, out.total, q);
-      };
+      return (tx, claim) => orders.listSummariesWithNonceIfCurrent(tx, claim, filter, (rows, total) => listView(rows, total, q));
     },
 
     /** Another merchant's order answers exactly like a missing one. */

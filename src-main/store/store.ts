@@ -51,6 +51,17 @@ export interface WriteOptions {
    * OS crash or power cut before the next durable commit may forget it.
    */
   durable?: boolean;
+  /**
+   * fn writes with one statement, its last: every statement before it reads,
+   * and nothing after it fails. SQLite then runs the unit without a
+   * savepoint of its own (two statements fewer per unit): a unit that fails
+   * before its write wrote nothing, and a statement that fails leaves
+   * nothing. A statement after the write is refused, and a unit that fails
+   * after writing cannot be undone alone: its whole batch is rolled back and
+   * fails, like a batch whose commit failed. PostgreSQL: no effect (its
+   * `writeAlone` is one statement anyway).
+   */
+  writesLast?: boolean;
 }
 
 export interface StoreStats {

@@ -263,9 +263,62 @@ class SqliteWriteTx extends SqliteReadTx implements MigrationTx {
   }
 }
 
+/**
+ * The tx of a unit that writes last (WriteOptions.writesLast), which runs
+ * without a savepoint: statements that read, then at most one that writes
+ * (a statement better-sqlite3 does not call read-only), then none. `wrote`
+ * tells the batch whether a failure of the unit left something it cannot
+ * undo alone.
+ */
+class SqliteWritesLastTx extends SqliteWriteTx {
+  wrote = false;
+  private check(sql: string): Prepared {
+    if (this.wrote) throw new StoreError('other', 'WRITE_NOT_LAST', 'a unit of work that writes last ran a statement after its write');
+    return this.prepare(sql);
+  }
+  override async all<R>(sql: string, params?: SqlParams): Promise<R[]> {
+    const prepared = this.check(sql);
+    try {
+      const rows = bindAll(prepared, params) as R[];
+      if (!prepared.statement.readonly) this.wrote = true;
+      return rows;
+    } catch (err) {
+      throw toStoreError(err);
+    }
+  }
+  override async get<R>(sql: string, params?: SqlParams): Promise<R | undefined> {
+    const prepared = this.check(sql);
+    try {
+      const row = bindGet(prepared, params) as R | undefined;
+      if (!prepared.statement.readonly) this.wrote = true;
+      return row;
+    } catch (err) {
+      throw toStoreError(err);
+    }
+  }
+  override async run(sql: string, params?: SqlParams): Promise<number> {
+    const prepared = this.check(sql);
+    try {
+      const changes = bindRun(prepared, params);
+      this.wrote = true;
+      return changes;
+    } catch (err) {
+      throw toStoreError(err);
+    }
+  }
+  override async exec(): Promise<void> {
+    throw new StoreError('other', 'WRITE_NOT_LAST', 'a unit of work that writes last runs no script');
+  }
+  override async savepoint<T>(): Promise<T> {
+    throw new StoreError('other', 'WRITE_NOT_LAST', 'a unit of work that writes last takes no savepoint');
+  }
+}
+
 interface Job {
   fn: (tx: WriteTx) => Promise<unknown>;
   durable: boolean;
+  /** WriteOptions.writesLast: no savepoint of its own. */
+  writesLast: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -512,6 +565,18 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
         batch.push(pending.shift()!);
       }
       const job = batch[i]!;
+      if (job.writesLast) {
+        // No savepoint: until its one write the unit has written nothing, and a statement that fails leaves nothing.
+        const tx = new SqliteWritesLastTx(prepareWrite, writer);
+        try {
+          outcomes.push({ ok: true, value: await job.fn(tx), hooks: tx.hooks });
+        } catch (err) {
+          // Failed after its write (it broke its word): only the batch's rollback undoes that.
+          if (!writer.inTransaction || tx.wrote) throw err;
+          outcomes.push({ ok: false, value: toStoreError(err), hooks: [] });
+        }
+        continue;
+      }
       const tx = new SqliteWriteTx(prepareWrite, writer);
       jobSavepoint.run();
       try {
@@ -698,6 +763,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
         pending.push({
           fn: fn as (tx: WriteTx) => Promise<unknown>,
           durable: writeOptions.durable !== false,
+          writesLast: writeOptions.writesLast === true,
           resolve: resolve as (v: unknown) => void,
           reject,
         });
@@ -713,7 +779,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     },
 
     async writeAlone<T>(fn: (tx: WriteTx) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> {
-      // A unit of the batch like any other (a transaction costs no round trip here), in its own savepoint.
+      // A unit of the batch like any other (a transaction costs no round trip here), in its own savepoint unless it writes last.
       const value = await store.write(fn, writeOptions);
       stats.alone++;
       return value;

@@ -1,8 +1,8 @@
 /**
  * orderQueryList's fast path, over real HTTP (docs/decisions.md, "Hot
  * path"): a page near the top for a merchant an earlier request verified is
- * a unit of its own (Store.writeAlone, relaxed like a read's nonce; one
- * statement on PostgreSQL) that records the nonce only while the row
+ * a unit of its own (Store.writeAlone, relaxed like a read's nonce, writing
+ * it last; one statement on PostgreSQL) that records the nonce only while the row
  * generation the merchant was read at is unchanged (migrations 0010 and
  * 0011) and reads the total and the page. Either way the answers
  * are those of the unit of work:
@@ -52,7 +52,11 @@ async function setup(options: { rateLimits?: RateLimitConfig; orders?: number } 
 
 describe('orderQueryList as a unit of its own', () => {
   it('answers every filter and page as the unit of work does; page 1 of a verified merchant is a relaxed unit of its own', async () => {
-    const { client, counting, clock } = await setup({ orders: 30 });
+    const { client, counting, clock, service } = await setup({ orders: 30 });
+    // How each unit of its own is asked for: a read's, relaxed and writing only its nonce, last (no savepoint on SQLite).
+    const asked: unknown[] = [];
+    const writeAlone = service.store.writeAlone.bind(service.store);
+    service.store.writeAlone = (fn, options) => (asked.push(options), writeAlone(fn, options));
     const start = clock.now() - 2 * 86_400;
     const filters: Record<string, unknown>[] = [
       {},
@@ -81,6 +85,7 @@ describe('orderQueryList as a unit of its own', () => {
     const deep = await counting(() => client.orderQueryList({ page: 21, limit: 10 }));
     expect(deep[0].body).toMatchObject({ code: 1, data: { list: [], total: 30, page: 21, limit: 10 } });
     expect(deep[1]).toBe(0);
+    expect(asked).toEqual(Array(1 + filters.length).fill({ durable: false, writesLast: true }));
   });
 
   it('gives the list and total the unit of work gives, row for row', async () => {

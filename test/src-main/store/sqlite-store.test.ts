@@ -1,6 +1,7 @@
 /**
  * The SQLite engine of the store API: pragmas, migrations, group commit
- * (savepoint per unit, one durable commit per batch), relaxed commits, the
+ * (savepoint per unit, or none for a unit that writes last; one durable
+ * commit per batch), relaxed commits, the
  * reader's committed snapshot, and storage failures inside a batch.
  */
 import fs from 'node:fs';
@@ -325,6 +326,90 @@ describe('SQLite store: group commit', () => {
     } finally {
       sqliteTestHooks.syncWal = undefined;
     }
+  });
+});
+
+describe('SQLite store: units that write last (WriteOptions.writesLast)', () => {
+  /** Releases the batch's per-unit savepoint if the unit runs in one (it must not): SQLite says whether one is open. */
+  const savepointOpen = async (tx: WriteTx) => {
+    try {
+      await tx.run('RELEASE job');
+      return true;
+    } catch (err) {
+      expect(String(err)).toMatch(/no such savepoint/);
+      return false;
+    }
+  };
+  const last = { writesLast: true };
+
+  it('runs without a savepoint of its own: reads, then one write, committed with the rest of its batch', async () => {
+    await withStore(async (store) => {
+      await scratchTable(store);
+      const before = store.stats.commits;
+      const seen: boolean[] = [];
+      const results = await Promise.all([
+        store.write((tx) => insert(tx, 1)),
+        store.writeAlone(async (tx) => {
+          seen.push(await savepointOpen(tx));
+          const n = (await tx.get<{ n: number }>('SELECT count(*) AS n FROM t'))!.n;
+          await insert(tx, 10 + n);
+          return n;
+        }, last),
+        store.write((tx) => insert(tx, 3)),
+      ]);
+      // The unit saw the batch's first insert (one transaction), and no savepoint.
+      expect(results[1]).toBe(1);
+      expect(seen).toEqual([false]);
+      expect(store.stats.commits - before).toBe(1);
+      expect(await store.read((tx) => tx.all('SELECT v FROM t ORDER BY v'))).toEqual([{ v: 1 }, { v: 3 }, { v: 11 }]);
+    });
+  });
+
+  it('fails alone when it fails before or at its write, leaving nothing; the rest of the batch commits', async () => {
+    await withStore(async (store) => {
+      await scratchTable(store);
+      const outcomes = await Promise.allSettled([
+        store.write((tx) => insert(tx, 1)),
+        store.write(async (tx) => {
+          await tx.get('SELECT count(*) FROM t');
+          throw new Error('refused after reading');
+        }, last),
+        store.write((tx) => insert(tx, 1), last), // its write fails (unique): the statement leaves nothing
+        store.write((tx) => insert(tx, 3)),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ message: 'refused after reading' });
+      expect((outcomes[2] as PromiseRejectedResult).reason).toMatchObject({ kind: 'unique' });
+      expect(await store.read((tx) => tx.all('SELECT v FROM t ORDER BY v'))).toEqual([{ v: 1 }, { v: 3 }]);
+    });
+  });
+
+  it('refuses a statement after the write, and a unit that failed after writing fails its whole batch, leaving nothing', async () => {
+    await withStore(async (store) => {
+      await scratchTable(store);
+      const cases: ((tx: WriteTx) => Promise<unknown>)[] = [
+        async (tx) => (await insert(tx, 2), tx.get('SELECT 1')),
+        // A write through get (RETURNING) is the write too.
+        async (tx) => (await tx.get('INSERT INTO t (v) VALUES (2) RETURNING v'), tx.run('INSERT INTO t (v) VALUES (4)')),
+        async (tx) => {
+          await insert(tx, 2);
+          throw new Error('failed after its write');
+        },
+      ];
+      for (const unit of cases) {
+        const outcomes = await Promise.allSettled([store.write((tx) => insert(tx, 1)), store.write(unit, last), store.write((tx) => insert(tx, 3))]);
+        expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+        expect(await count(store)).toBe(0);
+      }
+      const refused = await Promise.allSettled([store.write(async (tx) => (await insert(tx, 2), tx.get('SELECT 1')), last)]);
+      expect((refused[0] as PromiseRejectedResult).reason).toMatchObject({ code: 'WRITE_NOT_LAST' });
+      // Neither a script nor a savepoint: what they write could not be told apart from a read.
+      await expect(store.write((tx) => tx.savepoint(() => insert(tx, 5)), last)).rejects.toMatchObject({ code: 'WRITE_NOT_LAST' });
+      await expect(store.write((tx) => (tx as WriteTx & { exec(sql: string): Promise<void> }).exec('DELETE FROM t'), last)).rejects.toMatchObject({ code: 'WRITE_NOT_LAST' });
+      // The store goes on.
+      await store.write((tx) => insert(tx, 7), last);
+      expect(await store.read((tx) => tx.all('SELECT v FROM t'))).toEqual([{ v: 7 }]);
+    });
   });
 });
 
