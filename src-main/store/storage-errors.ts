@@ -3,7 +3,7 @@
  * read-only data dir, an I/O error, a database another process holds. Used
  * for HTTP answers (503, code 5031: nothing was stored) and CLI messages.
  */
-export type StorageProblem = 'full' | 'read-only' | 'io' | 'corrupt' | 'busy' | 'no-space' | 'permission';
+export type StorageProblem = 'full' | 'read-only' | 'io' | 'corrupt' | 'busy' | 'no-space' | 'permission' | 'rolled-back' | 'aborted';
 
 const SENTENCES: Record<StorageProblem, string> = {
   full: 'the disk holding the data dir is full',
@@ -13,6 +13,8 @@ const SENTENCES: Record<StorageProblem, string> = {
   io: 'the disk reported an I/O error',
   corrupt: 'the database file is damaged (restore it from a backup)',
   busy: 'the database is locked by another process',
+  'rolled-back': 'the database rolled the commit back after a disk or I/O error',
+  aborted: 'another request sharing the same commit failed, which undid it',
 };
 
 /** What kind of storage failure `err` is, if it is one (SQLite codes and file system errnos). */
@@ -26,6 +28,9 @@ export function storageProblemOf(err: unknown): StorageProblem | undefined {
   if (code.startsWith('SQLITE_IOERR') || code === 'EIO') return 'io';
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return 'corrupt';
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return 'busy';
+  // The SQLite store's batch, undone under its units (WriteOptions.writesLast).
+  if (code === 'BATCH_ROLLED_BACK') return 'rolled-back';
+  if (code === 'BATCH_ABORTED') return 'aborted';
   return undefined;
 }
 

@@ -56,10 +56,13 @@ export interface WriteOptions {
    * and nothing after it fails. SQLite then runs the unit without a
    * savepoint of its own (two statements fewer per unit): a unit that fails
    * before its write wrote nothing, and a statement that fails leaves
-   * nothing. A statement after the write is refused, and a unit that fails
-   * after writing cannot be undone alone: its whole batch is rolled back and
-   * fails, like a batch whose commit failed. PostgreSQL: no effect (its
-   * `writeAlone` is one statement anyway).
+   * nothing (SQLite's default ABORT; not so for a statement of several rows
+   * with OR FAIL or RAISE(FAIL), which such a unit must not use). A
+   * statement after the write is refused, and a unit that fails after
+   * writing cannot be undone alone: its whole batch is rolled back, the unit
+   * gets its own error and every other unit of the batch a storage error
+   * (BATCH_ABORTED), like a batch whose commit failed. PostgreSQL: no
+   * effect (its `writeAlone` is one statement anyway).
    */
   writesLast?: boolean;
 }
@@ -95,7 +98,8 @@ export interface Store {
    * savepoint, is refused): once it has succeeded it is committed, whatever
    * fn does next. SQLite: a unit of the next batch, like `write` (its
    * savepoint keeps its statements atomic, so the repositories' SQLite
-   * branches may take several, without a savepoint of their own).
+   * branches may take several, without a savepoint of their own; or, with
+   * `writesLast`, no savepoint at all).
    * `durable` as for `write`.
    */
   writeAlone<T>(fn: (tx: WriteTx) => Promise<T>, options?: WriteOptions): Promise<T>;

@@ -6,9 +6,9 @@
  * Two connections:
  *  - the writer runs every write unit of work through group commit: units
  *    that arrive while a batch is in progress run together, each in its own
- *    savepoint, and share one commit. A unit's promise settles only after
- *    that commit is durable, and one unit's failure undoes only its
- *    savepoint.
+ *    savepoint (or none, for a unit that writes last: WriteOptions.writesLast),
+ *    and share one commit. A unit's promise settles only after that commit
+ *    is durable, and one unit's failure undoes only its savepoint.
  *  - the reader (read-only) runs read units one at a time, each in its own
  *    transaction, so it sees one committed snapshot and never a write batch
  *    that is still open or may roll back.
@@ -220,7 +220,7 @@ class SqliteWriteTx extends SqliteReadTx implements MigrationTx {
   private depth = 0;
   constructor(
     prepare: Prepare,
-    private readonly db: Database,
+    protected readonly db: Database,
   ) {
     super(prepare);
   }
@@ -272,45 +272,46 @@ class SqliteWriteTx extends SqliteReadTx implements MigrationTx {
  */
 class SqliteWritesLastTx extends SqliteWriteTx {
   wrote = false;
-  private check(sql: string): Prepared {
-    if (this.wrote) throw new StoreError('other', 'WRITE_NOT_LAST', 'a unit of work that writes last ran a statement after its write');
-    return this.prepare(sql);
-  }
   override async all<R>(sql: string, params?: SqlParams): Promise<R[]> {
-    const prepared = this.check(sql);
-    try {
-      const rows = bindAll(prepared, params) as R[];
-      if (!prepared.statement.readonly) this.wrote = true;
-      return rows;
-    } catch (err) {
-      throw toStoreError(err);
-    }
+    return this.statement(sql, (prepared) => bindAll(prepared, params) as R[]);
   }
   override async get<R>(sql: string, params?: SqlParams): Promise<R | undefined> {
-    const prepared = this.check(sql);
-    try {
-      const row = bindGet(prepared, params) as R | undefined;
-      if (!prepared.statement.readonly) this.wrote = true;
-      return row;
-    } catch (err) {
-      throw toStoreError(err);
-    }
+    return this.statement(sql, (prepared) => bindGet(prepared, params) as R | undefined);
   }
   override async run(sql: string, params?: SqlParams): Promise<number> {
-    const prepared = this.check(sql);
-    try {
-      const changes = bindRun(prepared, params);
-      this.wrote = true;
-      return changes;
-    } catch (err) {
-      throw toStoreError(err);
-    }
+    return this.statement(sql, (prepared) => bindRun(prepared, params));
   }
   override async exec(): Promise<void> {
     throw new StoreError('other', 'WRITE_NOT_LAST', 'a unit of work that writes last runs no script');
   }
   override async savepoint<T>(): Promise<T> {
     throw new StoreError('other', 'WRITE_NOT_LAST', 'a unit of work that writes last takes no savepoint');
+  }
+  private statement<T>(sql: string, execute: (prepared: Prepared) => T): T {
+    if (this.wrote) throw new StoreError('other', 'WRITE_NOT_LAST', 'a unit of work that writes last ran a statement after its write');
+    // SQLite rolled the batch back (disk full, I/O) under a unit that went on: the statement would commit on its own.
+    if (!this.db.inTransaction) throw new StoreError('storage', 'BATCH_ROLLED_BACK', 'the batch was rolled back by SQLite; nothing of it is stored');
+    const prepared = this.prepare(sql);
+    // Counted before it runs, as the rows it returns are made after: only a failure of the statement itself
+    // (an SQLite error) leaves nothing written.
+    const writes = !prepared.statement.readonly;
+    this.wrote = writes;
+    try {
+      return execute(prepared);
+    } catch (err) {
+      if (writes && String((err as { code?: unknown } | null)?.code).startsWith('SQLITE_')) this.wrote = false;
+      throw toStoreError(err);
+    }
+  }
+}
+
+/** A unit that writes last failed after its write: its batch is rolled back; it gets its own error, every other unit this one. */
+class BatchAborted extends StoreError {
+  constructor(
+    readonly job: Job,
+    readonly unitError: unknown,
+  ) {
+    super('storage', 'BATCH_ABORTED', 'another unit of work of the same batch failed after a write it could not undo alone; nothing of the batch is stored');
   }
 }
 
@@ -546,8 +547,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
 
   /**
    * Runs units of `batch` (and units that arrive meanwhile, up to maxBatch)
-   * in the open transaction, each in its own savepoint, yielding the event
-   * loop every yieldAfterMs.
+   * in the open transaction, each in its own savepoint (none for a unit that
+   * writes last), yielding the event loop every yieldAfterMs.
    */
   async function runUnits(batch: Job[], outcomes: Outcome[]): Promise<void> {
     let sliceStart = performance.now();
@@ -568,13 +569,19 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       if (job.writesLast) {
         // No savepoint: until its one write the unit has written nothing, and a statement that fails leaves nothing.
         const tx = new SqliteWritesLastTx(prepareWrite, writer);
+        let value: unknown;
         try {
-          outcomes.push({ ok: true, value: await job.fn(tx), hooks: tx.hooks });
+          value = await job.fn(tx);
         } catch (err) {
+          if (!writer.inTransaction) throw err;
           // Failed after its write (it broke its word): only the batch's rollback undoes that.
-          if (!writer.inTransaction || tx.wrote) throw err;
+          if (tx.wrote) throw new BatchAborted(job, err);
           outcomes.push({ ok: false, value: toStoreError(err), hooks: [] });
+          continue;
         }
+        // No RELEASE here to fail if SQLite rolled the batch back under a unit that swallowed the error.
+        if (!writer.inTransaction) throw new StoreError('storage', 'BATCH_ROLLED_BACK', 'the batch was rolled back by SQLite; nothing of it is stored');
+        outcomes.push({ ok: true, value, hooks: tx.hooks });
         continue;
       }
       const tx = new SqliteWriteTx(prepareWrite, writer);
@@ -628,7 +635,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       if (writer.inTransaction) writer.exec('ROLLBACK');
       if (before && !before.settled) await before.done;
       const failure = toStoreError(err);
-      for (const job of batch) job.reject(failure);
+      for (const job of batch) job.reject(failure instanceof BatchAborted && job === failure.job ? toStoreError(failure.unitError) : failure);
       return SETTLED;
     }
     const inFlight: InFlight = { settled: false, done: syncAndAcknowledge(batch, outcomes) };

@@ -396,19 +396,45 @@ describe('SQLite store: units that write last (WriteOptions.writesLast)', () => 
           throw new Error('failed after its write');
         },
       ];
-      for (const unit of cases) {
+      const ownErrors = [{ code: 'WRITE_NOT_LAST' }, { code: 'WRITE_NOT_LAST' }, { message: 'failed after its write' }];
+      for (const [k, unit] of cases.entries()) {
         const outcomes = await Promise.allSettled([store.write((tx) => insert(tx, 1)), store.write(unit, last), store.write((tx) => insert(tx, 3))]);
         expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+        // The unit gets its own error; the others a storage error (a 503 to their clients), not the unit's.
+        const reasons = outcomes.map((o) => (o as PromiseRejectedResult).reason);
+        expect(reasons[1]).toMatchObject(ownErrors[k]!);
+        for (const other of [reasons[0], reasons[2]]) expect(other).toMatchObject({ kind: 'storage', code: 'BATCH_ABORTED' });
         expect(await count(store)).toBe(0);
       }
-      const refused = await Promise.allSettled([store.write(async (tx) => (await insert(tx, 2), tx.get('SELECT 1')), last)]);
-      expect((refused[0] as PromiseRejectedResult).reason).toMatchObject({ code: 'WRITE_NOT_LAST' });
       // Neither a script nor a savepoint: what they write could not be told apart from a read.
       await expect(store.write((tx) => tx.savepoint(() => insert(tx, 5)), last)).rejects.toMatchObject({ code: 'WRITE_NOT_LAST' });
       await expect(store.write((tx) => (tx as WriteTx & { exec(sql: string): Promise<void> }).exec('DELETE FROM t'), last)).rejects.toMatchObject({ code: 'WRITE_NOT_LAST' });
       // The store goes on.
       await store.write((tx) => insert(tx, 7), last);
       expect(await store.read((tx) => tx.all('SELECT v FROM t'))).toEqual([{ v: 7 }]);
+    });
+  });
+
+  it('never writes outside the batch after SQLite rolled it back under the unit, whether the unit goes on or swallows the error', async () => {
+    await withStore(async (store) => {
+      await scratchTable(store);
+      // What SQLite does on some disk-full and I/O errors, done here by hand (a transaction statement reads nothing and
+      // writes nothing, so the unit may run it): the batch's transaction is gone.
+      const rolledBack = (tx: WriteTx) => tx.run('ROLLBACK');
+      const cases: ((tx: WriteTx) => Promise<unknown>)[] = [
+        async (tx) => (await rolledBack(tx), insert(tx, 2)), // its write would commit on its own
+        async (tx) => {
+          await rolledBack(tx);
+          await insert(tx, 2).catch(() => undefined); // swallowed: nothing would tell without a check after the unit
+          return 'fine';
+        },
+      ];
+      for (const unit of cases) {
+        const outcomes = await Promise.allSettled([store.write((tx) => insert(tx, 1)), store.write(unit, last), store.write((tx) => insert(tx, 3))]);
+        expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+        expect((outcomes[0] as PromiseRejectedResult).reason).toMatchObject({ kind: 'storage', code: 'BATCH_ROLLED_BACK' });
+        expect(await count(store)).toBe(0);
+      }
     });
   });
 });
