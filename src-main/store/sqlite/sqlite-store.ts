@@ -290,7 +290,7 @@ class SqliteWritesLastTx extends SqliteWriteTx {
   private statement<T>(sql: string, execute: (prepared: Prepared) => T): T {
     if (this.wrote) throw new StoreError('other', 'WRITE_NOT_LAST', 'a unit of work that writes last ran a statement after its write');
     // SQLite rolled the batch back (disk full, I/O) under a unit that went on: the statement would commit on its own.
-    if (!this.db.inTransaction) throw new StoreError('storage', 'BATCH_ROLLED_BACK', 'the batch was rolled back by SQLite; nothing of it is stored');
+    if (!this.db.inTransaction) throw batchRolledBack();
     const prepared = this.prepare(sql);
     // Counted before it runs, as the rows it returns are made after: only a failure of the statement itself
     // (an SQLite error) leaves nothing written.
@@ -299,10 +299,16 @@ class SqliteWritesLastTx extends SqliteWriteTx {
     try {
       return execute(prepared);
     } catch (err) {
-      if (writes && String((err as { code?: unknown } | null)?.code).startsWith('SQLITE_')) this.wrote = false;
-      throw toStoreError(err);
+      const failure = toStoreError(err);
+      if (failure instanceof StoreError) this.wrote = false;
+      throw failure;
     }
   }
+}
+
+/** SQLite rolled the batch's transaction back (disk full, I/O) under a unit that writes last, which went on. */
+function batchRolledBack(): StoreError {
+  return new StoreError('storage', 'BATCH_ROLLED_BACK', 'the batch was rolled back by SQLite; nothing of it is stored');
 }
 
 /** A unit that writes last failed after its write: its batch is rolled back; it gets its own error, every other unit this one. */
@@ -580,7 +586,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
           continue;
         }
         // No RELEASE here to fail if SQLite rolled the batch back under a unit that swallowed the error.
-        if (!writer.inTransaction) throw new StoreError('storage', 'BATCH_ROLLED_BACK', 'the batch was rolled back by SQLite; nothing of it is stored');
+        if (!writer.inTransaction) throw batchRolledBack();
         outcomes.push({ ok: true, value, hooks: tx.hooks });
         continue;
       }
