@@ -62,7 +62,10 @@ export interface ReadRoute<B extends z.ZodType, Q extends z.ZodType, R extends z
    * a request verified against the cached merchant, or undefined when it
    * cannot be done so (the unit of work then runs). It writes last
    * (WriteOptions.writesLast): its reads, its answer made, then the nonce,
-   * and nothing after. docs/decisions.md, "Hot path".
+   * and nothing after. Its reads may be given the last durable state
+   * instead of the writer's (WriteOptions.fromDurableSnapshot): the reads
+   * see one snapshot, the nonce is checked against the latest rows.
+   * docs/decisions.md, "Hot path".
    */
   alone?(ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): ((tx: WriteTx, claim: MerchantClaim) => Promise<z.output<R> | AloneReadRefusal>) | undefined;
 }
@@ -205,8 +208,9 @@ export function registerMerchantRoute(
         const cached = attempt && requestAuth.verifyCached(body, rawQuery);
         if (cached && attempt && cached.merchant === merchant) {
           options.checkApiKey?.(cached.merchant.api_key);
-          // A read's nonce is relaxed, as in its unit of work below; a read writes only its nonce, last.
-          const aloneOptions = route.kind === 'write' ? { durable: true } : { durable: false, writesLast: true };
+          // A read's nonce is relaxed, as in its unit of work below; a read writes only its nonce, last, and does not
+          // wait for another batch's WAL sync (docs/decisions.md, "Reads during a WAL sync").
+          const aloneOptions = route.kind === 'write' ? { durable: true } : { durable: false, writesLast: true, fromDurableSnapshot: true };
           let result: unknown;
           for (let tries = 0; (result = await store.writeAlone((tx) => attempt(tx, cached.claim), aloneOptions)) === 'taken'; tries++) {
             if (tries === 4) throw new Error(`${route.name}: five attempts in a row found their order number or pay token taken`);

@@ -7,14 +7,19 @@
  * connection in a worker runs PASSIVE checkpoints every `intervalMs`, which
  * never block the writer; the service connection's own automatic
  * checkpoint stays on at a higher threshold as a safety net, should the
- * worker stall.
+ * worker stall. After each checkpoint the worker reports how many frames
+ * the WAL holds (`onWalFrames`): the store starts the WAL over at
+ * RESTART_WAL_FRAMES itself (sqlite-store.ts, `restartWal`), at a commit
+ * whose sync no read snapshot is kept for.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
 
-/** Frames the service connection lets the WAL reach before checkpointing itself (~64 MiB). */
-export const SAFETY_NET_FRAMES = 16_384;
+/** Frames in the WAL (~64 MiB) at which the store checkpoints on its own connection, so the WAL starts over. */
+export const RESTART_WAL_FRAMES = 16_384;
+/** Frames the service connection lets the WAL reach before checkpointing itself (~128 MiB): should the worker stall. */
+export const SAFETY_NET_FRAMES = 2 * RESTART_WAL_FRAMES;
 
 // CommonJS, evaluated as the worker's script (no file to ship next to a bundle).
 const WORKER_SOURCE = `
@@ -25,8 +30,9 @@ db.pragma('busy_timeout = 1000');
 let checkpoints = 0;
 const timer = setInterval(() => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
     checkpoints++;
+    parentPort.postMessage({ walFrames: result.log });
   } catch (err) {
     parentPort.postMessage({ error: String((err && err.message) || err) });
   }
@@ -47,7 +53,7 @@ export interface Checkpointer {
 
 export function startCheckpointer(
   db: Database,
-  options: { intervalMs?: number; nativeBinding?: string; onError?: (message: string) => void } = {},
+  options: { intervalMs?: number; nativeBinding?: string; onError?: (message: string) => void; onWalFrames?: (frames: number) => void } = {},
 ): Checkpointer {
   const require = createRequire(import.meta.url);
   const worker = new Worker(WORKER_SOURCE, {
@@ -57,8 +63,9 @@ export function startCheckpointer(
   worker.unref();
   db.pragma(`wal_autocheckpoint = ${SAFETY_NET_FRAMES}`);
   let stopped: Promise<number> | undefined;
-  worker.on('message', (m: { error?: string }) => {
+  worker.on('message', (m: { error?: string; walFrames?: number }) => {
     if (m.error) options.onError?.(m.error);
+    if (m.walFrames !== undefined) options.onWalFrames?.(m.walFrames);
   });
   worker.on('error', (err) => options.onError?.(err.message));
   return {

@@ -9,9 +9,9 @@
  *    savepoint (or none, for a unit that writes last: WriteOptions.writesLast),
  *    and share one commit. A unit's promise settles only after that commit
  *    is durable, and one unit's failure undoes only its savepoint.
- *  - the reader (read-only) runs read units one at a time, each in its own
- *    transaction, so it sees one committed snapshot and never a write batch
- *    that is still open or may roll back.
+ *  - the reader (read-only) runs read units one at a time, each in a
+ *    snapshot of what is committed and durable, so it never sees a write
+ *    batch that is still open, may roll back or is not yet on disk.
  *
  * The commit path keeps fsync off the event loop (docs/decisions.md, "The
  * commit's fsync off the event loop"): the writer runs at
@@ -22,11 +22,14 @@
  * batch is committed but not yet durable, so nothing of it may be seen: the
  * next batch may run its units meanwhile (on the writer, in its own open
  * transaction), but it commits only after the batch before is durable and
- * acknowledged, and its units are answered only after its own sync; read
- * units take their snapshot only while no commit waits for its sync. A
- * failed sync fails the batch's units and stops the store for good
- * (`onFatal`). A batch made only of `durable: false` units needs no sync
- * (docs/decisions.md, "A read's nonce").
+ * acknowledged, and its units are answered only after its own sync. Read
+ * units meanwhile read the reader's snapshot taken right before that
+ * commit (the last durable state; docs/decisions.md, "Reads during a WAL
+ * sync"), and so do the reads of a unit of `fromDurableSnapshot` (a list
+ * page's nonce), answered before its batch commits. A failed sync fails the
+ * batch's units and stops the store for good (`onFatal`). A batch made only
+ * of `durable: false` units needs no sync (docs/decisions.md, "A read's
+ * nonce").
  *
  * Units of work only touch the database (better-sqlite3 is synchronous); a
  * batch lets other work of the event loop run between its units every
@@ -50,7 +53,7 @@ import {
 } from '../store';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, SchemaTooNewError, type Migration } from '../migrations/index';
 import { incompleteRowGeneration, migration0010RowGeneration, ROW_GENERATION_TRIGGERS } from '../migrations/0010-row-generation';
-import { startCheckpointer, type Checkpointer } from './checkpointer';
+import { RESTART_WAL_FRAMES, startCheckpointer, type Checkpointer } from './checkpointer';
 import { rowMaker, type RowMaker } from './row-maker';
 import { ensureOwnerOnly } from '../owner-only';
 
@@ -62,6 +65,8 @@ export interface SqliteStoreOptions {
   targetVersion?: number;
   /** Largest group-commit batch. */
   maxBatch?: number;
+  /** Frames in the WAL (as the checkpointer reports them) at which the store starts it over (tests: a smaller one). */
+  restartWalFrames?: number;
   /** Longest stretch (ms) a batch runs its units before letting the event loop do other work (default 1). */
   yieldAfterMs?: number;
   /**
@@ -272,14 +277,27 @@ class SqliteWriteTx extends SqliteReadTx implements MigrationTx {
  */
 class SqliteWritesLastTx extends SqliteWriteTx {
   wrote = false;
+  /**
+   * readPrepare: where all() and get() run. The writer's own statements by
+   * default; the reader's, in its durable snapshot, for a unit of
+   * WriteOptions.fromDurableSnapshot during a sync (a statement that writes
+   * then fails there, on the read-only connection).
+   */
+  constructor(
+    prepare: Prepare,
+    db: Database,
+    private readonly readPrepare: Prepare = prepare,
+  ) {
+    super(prepare, db);
+  }
   override async all<R>(sql: string, params?: SqlParams): Promise<R[]> {
-    return this.statement(sql, (prepared) => bindAll(prepared, params) as R[]);
+    return this.statement(this.readPrepare, sql, (prepared) => bindAll(prepared, params) as R[]);
   }
   override async get<R>(sql: string, params?: SqlParams): Promise<R | undefined> {
-    return this.statement(sql, (prepared) => bindGet(prepared, params) as R | undefined);
+    return this.statement(this.readPrepare, sql, (prepared) => bindGet(prepared, params) as R | undefined);
   }
   override async run(sql: string, params?: SqlParams): Promise<number> {
-    return this.statement(sql, (prepared) => bindRun(prepared, params));
+    return this.statement(this.prepare, sql, (prepared) => bindRun(prepared, params));
   }
   override async exec(): Promise<void> {
     throw new StoreError('other', 'WRITE_NOT_LAST', 'a unit of work that writes last runs no script');
@@ -287,11 +305,11 @@ class SqliteWritesLastTx extends SqliteWriteTx {
   override async savepoint<T>(): Promise<T> {
     throw new StoreError('other', 'WRITE_NOT_LAST', 'a unit of work that writes last takes no savepoint');
   }
-  private statement<T>(sql: string, execute: (prepared: Prepared) => T): T {
+  private statement<T>(prepare: Prepare, sql: string, execute: (prepared: Prepared) => T): T {
     if (this.wrote) throw new StoreError('other', 'WRITE_NOT_LAST', 'a unit of work that writes last ran a statement after its write');
     // SQLite rolled the batch back (disk full, I/O) under a unit that went on: the statement would commit on its own.
     if (!this.db.inTransaction) throw batchRolledBack();
-    const prepared = this.prepare(sql);
+    const prepared = prepare(sql);
     // Counted before it runs, as the rows it returns are made after: only a failure of the statement itself
     // (an SQLite error) leaves nothing written.
     const writes = !prepared.statement.readonly;
@@ -326,11 +344,20 @@ interface Job {
   durable: boolean;
   /** WriteOptions.writesLast: no savepoint of its own. */
   writesLast: boolean;
+  /** WriteOptions.fromDurableSnapshot: during a sync, reads on the durable snapshot and answered before its commit. */
+  fromDurableSnapshot: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
 
 type Outcome = { ok: boolean; value: unknown; hooks: (() => void)[] };
+
+/** A batch's units and how they ended; `answered`: units already answered before the commit (fromDurableSnapshot). */
+interface BatchUnits {
+  jobs: Job[];
+  outcomes: Outcome[];
+  answered: number;
+}
 
 /** A committed batch waiting for its WAL sync and then acknowledging its units; `done` never rejects. */
 interface InFlight {
@@ -339,6 +366,13 @@ interface InFlight {
 }
 
 const SETTLED: InFlight = { settled: true, done: Promise.resolve() };
+
+/**
+ * A snapshot is pinned for a sync only if a read unit or a unit of
+ * fromDurableSnapshot came within this many ms: under writes alone no
+ * snapshot holds back the WAL's checkpoints.
+ */
+const SNAPSHOT_DEMAND_MS = 1000;
 
 /** How long a batch waits for the write lock another connection holds (SQLite's busy_timeout before). */
 const WRITE_LOCK_TIMEOUT_MS = 5000;
@@ -484,11 +518,25 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   let syncGate: Promise<void> | null = null;
   let walFd: number | undefined;
 
-  // Reads one at a time on the reader: each holds its own snapshot for its whole unit of work.
+  // Reads one at a time on the reader: each holds its snapshot for its whole unit of work.
   let readQueue: Promise<unknown> = Promise.resolve();
   const takeSnapshot = readerDb.prepare('PRAGMA schema_version').pluck();
   const readBegin = readerDb.prepare('BEGIN');
   const readEnd = readerDb.prepare('COMMIT');
+  /** COMMITs of the writer so far; `snapshotAt`: their number when the reader's open snapshot was taken (-1: none open). */
+  let commits = 0;
+  let snapshotAt = -1;
+  /** Units reading in the reader's snapshot now (read units, and units of fromDurableSnapshot during a sync). */
+  let snapshotUsers = 0;
+  /** The reader's open snapshot was taken right before the commit whose sync is under way: the last durable state. */
+  let pinned = false;
+  /** When a read unit or a unit of fromDurableSnapshot last came: a snapshot is pinned for a sync only while they do. */
+  let snapshotWantedAt = Number.NEGATIVE_INFINITY;
+  /** Frames in the WAL, as the checkpointer last reported them (0: none reported, or the WAL was started over since). */
+  let walFrames = 0;
+  const restartWalFrames = options.restartWalFrames ?? RESTART_WAL_FRAMES;
+  /** The checkpointer's onError: where a failed checkpoint of startWalOver is told too. */
+  let checkpointError: ((message: string) => void) | undefined;
 
   // The batch's own statements, prepared once (db.exec compiles its text every time).
   const begin = writer.prepare('BEGIN IMMEDIATE');
@@ -516,6 +564,90 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       }
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
+  }
+
+  /** A new snapshot on the reader: everything committed so far. */
+  function takeReaderSnapshot(): void {
+    if (readerDb.inTransaction) readEnd.run();
+    readBegin.run();
+    // Taken here (its first read), not at a unit's first statement.
+    prepareRead.atSchema(takeSnapshot.get() as number);
+    snapshotAt = commits;
+  }
+
+  function endReaderSnapshot(): void {
+    if (readerDb.inTransaction) readEnd.run();
+    snapshotAt = -1;
+    pinned = false;
+  }
+
+  /**
+   * Enters the reader's snapshot for a unit, if it shows everything
+   * acknowledged and nothing that is not durable: while a sync is under way
+   * the one pinned right before that commit, otherwise the latest (taken
+   * now unless the open one is). False when there is none such: a sync
+   * without a pinned snapshot, or an older snapshot still in use.
+   */
+  function enterSnapshot(): boolean {
+    if (syncGate) {
+      if (!pinned) return false;
+    } else if (snapshotAt !== commits) {
+      if (snapshotUsers > 0) return false;
+      takeReaderSnapshot();
+    }
+    snapshotUsers++;
+    return true;
+  }
+
+  /** Left by its last user while no sync is under way, the snapshot ends: an open one keeps the WAL from being reset. */
+  function leaveSnapshot(): void {
+    if (--snapshotUsers === 0 && !syncGate) endReaderSnapshot();
+  }
+
+  /**
+   * Right before a durable batch's COMMIT, when no sync is under way (a
+   * batch commits only once the one before is durable), so that what is
+   * committed is durable or relaxed: the reader's snapshot of it is kept for
+   * the units that read during the sync to come.
+   */
+  function pinDurableSnapshot(): void {
+    if (snapshotUsers === 0) takeReaderSnapshot();
+    // In use and older than the last commit (a relaxed one since): units reading during this sync wait for it instead.
+    pinned = snapshotAt === commits;
+  }
+
+  /** The sync is over (or the commit failed): the pinned snapshot ends, or once its last user leaves. */
+  function releasePin(): void {
+    pinned = false;
+    if (snapshotUsers === 0) endReaderSnapshot();
+  }
+
+  /**
+   * A pinned snapshot keeps every checkpoint from copying back the frames
+   * after it, and SQLite writes the WAL from its start again only after a
+   * checkpoint that copied every frame, taken between a commit and the next
+   * batch's BEGIN (what the writer's automatic checkpoint does inside
+   * COMMIT). With a snapshot pinned at every durable commit that never
+   * happens, and the WAL grew without end (720 MiB in 5 s of writes, each
+   * commit then trying a checkpoint of its own on the event loop). So when
+   * the checkpointer reports a WAL of restartWalFrames, the next durable
+   * commit pins nothing and checkpoints right after (most frames are copied
+   * back by the worker already; it syncs, as the automatic checkpoint did
+   * every 64 MiB before): the batch after it writes the WAL from its start.
+   */
+  function startWalOver(): void {
+    walFrames = 0;
+    try {
+      writer.pragma('wal_checkpoint(PASSIVE)');
+    } catch (err) {
+      // Committed already: the batch is unaffected, and the next report of the checkpointer asks again.
+      checkpointError?.(String((err as Error)?.message ?? err));
+    }
+  }
+
+  /** A batch with a durable unit is acknowledged only after its WAL sync (none for a database in memory). */
+  function needsSync(batch: Job[]): boolean {
+    return walFile !== null && batch.some((job) => job.durable);
   }
 
   /** fdatasync of the WAL on libuv's thread pool: what synchronous=FULL does inside COMMIT, off the event loop. */
@@ -552,13 +684,15 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   }
 
   /**
-   * Runs units of `batch` (and units that arrive meanwhile, up to maxBatch)
-   * in the open transaction, each in its own savepoint (none for a unit that
-   * writes last), yielding the event loop every yieldAfterMs.
+   * Runs the batch's units (and units that arrive meanwhile, up to maxBatch
+   * of those it answers after its commit) in the open transaction, each in
+   * its own savepoint (none for a unit that writes last), yielding the event
+   * loop every yieldAfterMs.
    */
-  async function runUnits(batch: Job[], outcomes: Outcome[]): Promise<void> {
+  async function runUnits(units: BatchUnits): Promise<void> {
+    const { jobs: batch, outcomes } = units;
     let sliceStart = performance.now();
-    for (let i = outcomes.length; i < batch.length || (pending.length > 0 && batch.length < maxBatch); i++) {
+    for (let i = outcomes.length; i < batch.length || (pending.length > 0 && batch.length - units.answered < maxBatch); i++) {
       if (performance.now() - sliceStart > yieldAfterMs) {
         // Let the event loop breathe (sockets, timers, reads of the committed state); the transaction stays open.
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -573,21 +707,30 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       }
       const job = batch[i]!;
       if (job.writesLast) {
+        // During the sync of the batch before, a read's nonce does not wait for it: its reads see the durable snapshot.
+        const early = job.fromDurableSnapshot && syncGate !== null && enterSnapshot();
         // No savepoint: until its one write the unit has written nothing, and a statement that fails leaves nothing.
-        const tx = new SqliteWritesLastTx(prepareWrite, writer);
-        let value: unknown;
+        const tx = early ? new SqliteWritesLastTx(prepareWrite, writer, prepareRead) : new SqliteWritesLastTx(prepareWrite, writer);
+        let outcome: Outcome;
         try {
-          value = await job.fn(tx);
+          outcome = { ok: true, value: await job.fn(tx), hooks: tx.hooks };
         } catch (err) {
           if (!writer.inTransaction) throw err;
           // Failed after its write (it broke its word): only the batch's rollback undoes that.
           if (tx.wrote) throw new BatchAborted(job, err);
-          outcomes.push({ ok: false, value: toStoreError(err), hooks: [] });
-          continue;
+          outcome = { ok: false, value: toStoreError(err), hooks: [] };
+        } finally {
+          if (early) leaveSnapshot();
         }
         // No RELEASE here to fail if SQLite rolled the batch back under a unit that swallowed the error.
-        if (!writer.inTransaction) throw batchRolledBack();
-        outcomes.push({ ok: true, value, hooks: tx.hooks });
+        if (outcome.ok && !writer.inTransaction) throw batchRolledBack();
+        outcomes.push(outcome);
+        if (early) {
+          // Its write has run (a unique key refuses another), its answer shows only durable rows: answered now.
+          units.answered++;
+          if (outcome.ok) job.resolve(outcome.value);
+          else job.reject(outcome.value);
+        }
         continue;
       }
       const tx = new SqliteWriteTx(prepareWrite, writer);
@@ -619,20 +762,32 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
    * batch failed.
    */
   async function runBatch(batch: Job[], before: InFlight | null): Promise<InFlight> {
-    const outcomes: Outcome[] = [];
+    const units: BatchUnits = { jobs: batch, outcomes: [], answered: 0 };
+    let restartWal = false;
     try {
       await beginWrite();
-      await runUnits(batch, outcomes);
-      if (before && !before.settled) {
-        await before.done;
+      await runUnits(units);
+      // Units that arrive while the batch before syncs join this one as they come (a read's nonce is answered then).
+      while (before && !before.settled) {
+        const arrival = new Promise<'arrived'>((resolve) => (arrived = () => resolve('arrived')));
+        const woke = await Promise.race([before.done, arrival]);
+        arrived = null;
         if (failed) throw failed;
-        // Units that arrived while it synced join this batch too.
-        await runUnits(batch, outcomes);
+        // Let every request already read from the sockets join.
+        if (woke === 'arrived') await new Promise<void>((resolve) => setImmediate(resolve));
+        if (failed) throw failed;
+        await runUnits(units);
       }
       // However its units ended: nothing commits on top of a batch whose sync failed.
       if (failed) throw failed;
+      const syncs = needsSync(batch);
+      restartWal = syncs && walFrames >= restartWalFrames;
+      if (syncs && !restartWal && performance.now() - snapshotWantedAt < SNAPSHOT_DEMAND_MS) pinDurableSnapshot();
       commit.run();
+      commits++;
     } catch (err) {
+      // The commit failed after the snapshot was pinned for its sync (the pin of a sync under way stays).
+      if (pinned && !syncGate) releasePin();
       // The commit itself failed (disk full, I/O error), SQLite abandoned the
       // transaction, the write lock stayed taken, or the batch before could
       // not be made durable: nothing of this batch is stored. It is refused
@@ -644,16 +799,17 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       for (const job of batch) job.reject(failure instanceof BatchAborted && job === failure.job ? toStoreError(failure.unitError) : failure);
       return SETTLED;
     }
-    const inFlight: InFlight = { settled: false, done: syncAndAcknowledge(batch, outcomes) };
+    const inFlight: InFlight = { settled: false, done: syncAndAcknowledge(batch, units.outcomes) };
     void inFlight.done.then(() => (inFlight.settled = true));
+    if (restartWal) startWalOver();
     return inFlight;
   }
 
   /** After COMMIT: the WAL sync (durable batches), then each unit answered and its hooks run. Never rejects. */
   async function syncAndAcknowledge(batch: Job[], outcomes: Outcome[]): Promise<void> {
     const durable = batch.some((job) => job.durable);
-    if (durable && walFile !== null) {
-      // Committed, not yet durable: from here until the sync is done no read unit may take a snapshot.
+    if (needsSync(batch)) {
+      // Committed, not yet durable: until the sync is done, units read the snapshot pinned before the commit.
       let open!: () => void;
       syncGate = new Promise<void>((resolve) => (open = resolve));
       try {
@@ -663,6 +819,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
         return;
       } finally {
         syncGate = null;
+        releasePin();
         open();
       }
     }
@@ -749,19 +906,21 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {
       if (failed) return Promise.reject(failed);
       if (closed) return Promise.reject(new StoreError('unavailable', 'STORE_CLOSED', 'the store is closed'));
+      snapshotWantedAt = performance.now();
       const run = async (): Promise<T> => {
-        // A commit waiting for its sync is not durable yet: read after it (or not at all, if its sync fails).
-        while (syncGate) await syncGate;
-        if (failed) throw failed;
-        readBegin.run();
+        // A snapshot with everything acknowledged and nothing not yet durable (enterSnapshot), or wait for one:
+        // for the sync under way (or for nothing, if it fails), or for an older snapshot's last user.
+        for (;;) {
+          if (failed) throw failed;
+          if (enterSnapshot()) break;
+          await (syncGate ?? new Promise<void>((resolve) => setImmediate(resolve)));
+        }
         try {
-          // The snapshot is taken here, in the same step as the check above, not at fn's first statement.
-          prepareRead.atSchema(takeSnapshot.get() as number);
           return await fn(readTx);
         } catch (err) {
           throw toStoreError(err);
         } finally {
-          readEnd.run();
+          leaveSnapshot();
         }
       };
       const p = readQueue.then(run);
@@ -772,11 +931,19 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     write<T>(fn: (tx: WriteTx) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> {
       if (failed) return Promise.reject(failed);
       if (closed) return Promise.reject(new StoreError('unavailable', 'STORE_CLOSED', 'the store is closed'));
+      const fromDurableSnapshot = writeOptions.fromDurableSnapshot === true;
+      if (fromDurableSnapshot) {
+        if (!(writeOptions.writesLast === true && writeOptions.durable === false)) {
+          return Promise.reject(new StoreError('other', 'WRITE_OPTIONS', 'fromDurableSnapshot is for a unit that writes last and is not durable'));
+        }
+        snapshotWantedAt = performance.now();
+      }
       return new Promise<T>((resolve, reject) => {
         pending.push({
           fn: fn as (tx: WriteTx) => Promise<unknown>,
           durable: writeOptions.durable !== false,
           writesLast: writeOptions.writesLast === true,
+          fromDurableSnapshot,
           resolve: resolve as (v: unknown) => void,
           reject,
         });
@@ -799,7 +966,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     },
 
     startCheckpointer(checkpointOptions = {}) {
-      return startCheckpointer(writer, { ...checkpointOptions, nativeBinding: options.nativeBinding });
+      checkpointError = checkpointOptions.onError;
+      return startCheckpointer(writer, { ...checkpointOptions, nativeBinding: options.nativeBinding, onWalFrames: (frames) => (walFrames = frames) });
     },
 
     async close(): Promise<void> {

@@ -53,7 +53,8 @@ async function setup(options: { rateLimits?: RateLimitConfig; orders?: number } 
 describe('orderQueryList as a unit of its own', () => {
   it('answers every filter and page as the unit of work does; page 1 of a verified merchant is a relaxed unit of its own', async () => {
     const { client, counting, clock, service } = await setup({ orders: 30 });
-    // How each unit of its own is asked for: a read's, relaxed and writing only its nonce, last (no savepoint on SQLite).
+    // How each unit of its own is asked for: a read's, relaxed and writing only its nonce, last (no savepoint on SQLite),
+    // its reads on the durable state while another batch syncs.
     const asked: unknown[] = [];
     const writeAlone = service.store.writeAlone.bind(service.store);
     service.store.writeAlone = (fn, options) => (asked.push(options), writeAlone(fn, options));
@@ -85,7 +86,7 @@ describe('orderQueryList as a unit of its own', () => {
     const deep = await counting(() => client.orderQueryList({ page: 21, limit: 10 }));
     expect(deep[0].body).toMatchObject({ code: 1, data: { list: [], total: 30, page: 21, limit: 10 } });
     expect(deep[1]).toBe(0);
-    expect(asked).toEqual(Array(1 + filters.length).fill({ durable: false, writesLast: true }));
+    expect(asked).toEqual(Array(1 + filters.length).fill({ durable: false, writesLast: true, fromDurableSnapshot: true }));
   });
 
   it('gives the list and total the unit of work gives, row for row', async () => {

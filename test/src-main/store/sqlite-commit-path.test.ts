@@ -7,12 +7,13 @@
  * no callback may go out; a sync that fails fails the batch and stops the
  * store. The sync is held open (or failed) through the engine's test hook.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore, sqliteTestHooks, type SqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
 import { StoreError, type WriteTx } from '../../../src-main/store/store';
-import { allowPrivateCallbacks, seedMerchant, testService, write } from '../../support/service-harness';
+import { allowPrivateCallbacks, clientFor, manualClock, seedMerchant, testListener, testService, write } from '../../support/service-harness';
 import { newBuy } from '../../support/money';
 import { startReceiver } from '../../support/callback-receiver';
 import { tempDir } from '../../support/temp-dir';
@@ -117,10 +118,14 @@ function settledState<T>(p: Promise<T>): { settled: boolean } {
   return state;
 }
 
-async function openTestStore(options: { onFatal?: (err: StoreError) => void; yieldAfterMs?: number } = {}): Promise<{ store: SqliteStore; file: string }> {
+async function openTestStore(
+  options: { onFatal?: (err: StoreError) => void; yieldAfterMs?: number; restartWalFrames?: number } = {},
+): Promise<{ store: SqliteStore; file: string }> {
   const file = path.join(tempDir(), 'db.sqlite');
   const store = await openSqliteStore({ file, ...options });
   await store.write((tx) => (tx as WriteTx & { exec(sql: string): Promise<void> }).run('CREATE TABLE t (v INTEGER UNIQUE)'));
+  // A store that serves reads: the next second's syncs get a snapshot pinned for them (SNAPSHOT_DEMAND_MS).
+  await store.read((tx) => tx.get('SELECT 1'));
   return { store, file };
 }
 
@@ -152,9 +157,8 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
       await held.syncStarted;
       // The batch is committed: another connection of the file sees the row already…
       expect(inFile(file)).toEqual([1]);
-      // …but nothing of this store has let it out.
-      const readDuring = rows(store);
-      const readState = settledState(readDuring);
+      // …but nothing of this store has let it out: a read meanwhile answers at once, from the last durable state.
+      expect(await rows(store)).toEqual([]);
       let secondSaw: number[] | undefined;
       const second = store.write(async (tx) => {
         await insert(tx, 2);
@@ -166,7 +170,7 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
       await settle();
       expect(firstState.settled).toBe(false);
       expect(hooks).toEqual([]);
-      expect(readState.settled).toBe(false);
+      expect(await rows(store)).toEqual([]);
       // The next batch runs its units meanwhile (on the writer, which sees the first batch's row)…
       expect(secondSaw).toEqual([1, 2]);
       // …but it is not committed, not answered and its hook has not run.
@@ -175,8 +179,8 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
 
       held.release();
       expect(await first).toBe('one');
-      // The read took its snapshot after the sync: it sees the first batch (not necessarily the second).
-      expect(await readDuring).toContain(1);
+      // Once the first batch is answered, a read sees it (not necessarily the second, which may be syncing).
+      expect(await rows(store)).toContain(1);
       expect(await second).toEqual([1, 2]);
       // Batches are acknowledged in the order they commit.
       expect(hooks).toEqual(['first', 'second']);
@@ -261,7 +265,8 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
         }),
       );
       await held.syncStarted;
-      const readDuring = rows(store);
+      // A read during the sync has the last durable state, without the batch.
+      expect(await rows(store)).toEqual([]);
       let queuedRan = false;
       const queued = store.write(async (tx) => {
         queuedRan = true;
@@ -271,7 +276,7 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
       // The next batch ran meanwhile; it must not outlive the failed sync.
       expect(queuedRan).toBe(true);
       held.fail(fsyncFailure());
-      for (const p of [...batch, queued, readDuring]) {
+      for (const p of [...batch, queued]) {
         const err = await p.then(
           () => undefined,
           (e: unknown) => e,
@@ -349,15 +354,13 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
       // A is answered, then B refused; C committed and waits for its own sync, unseen by reads meanwhile.
       expect(events).toEqual(['A answered', 'B refused: SQLITE_FULL']);
       expect(inFile(file)).toEqual([1, 3]);
-      const read = rows(store);
-      const readState = settledState(read);
+      expect(await rows(store)).toEqual([1]);
       await settle();
-      expect(readState.settled).toBe(false);
       expect(events).toHaveLength(2);
       holds[1]!.release();
       await Promise.all([a, b, c]);
       expect(events).toEqual(['A answered', 'B refused: SQLITE_FULL', 'C answered']);
-      expect(await read).toEqual([1, 3]);
+      expect(await rows(store)).toEqual([1, 3]);
     } finally {
       await closeStore(store);
     }
@@ -559,5 +562,261 @@ describe('SQLite commit path: callbacks', () => {
     await dispatched;
     await service.work.runDue();
     expect(receiver.received[0]?.fields).toMatchObject({ order_no: buy.order_no, status: 'paid' });
+  });
+});
+
+describe('SQLite commit path: reads during a WAL sync (the durable snapshot)', () => {
+  const early = { durable: false, writesLast: true, fromDurableSnapshot: true } as const;
+  /** A read's unit of its own: reads the rows, then writes its nonce (a unique value) last. */
+  const listWithNonce = (nonce: number) => async (tx: WriteTx) => {
+    const seen = (await tx.all<{ v: number }>('SELECT v FROM t WHERE v < 100 ORDER BY v')).map((r) => r.v);
+    await insert(tx, nonce);
+    return seen;
+  };
+
+  it('a read after an acknowledged write sees it while the next batch syncs, and never that batch', async () => {
+    const { store } = await openTestStore();
+    try {
+      await store.write((tx) => insert(tx, 1));
+      const held = holdNextSync();
+      const second = store.write((tx) => insert(tx, 2));
+      await held.syncStarted;
+      expect(await rows(store)).toEqual([1]);
+      held.release();
+      await second;
+      expect(await rows(store)).toEqual([1, 2]);
+    } finally {
+      await closeStore(store);
+    }
+  });
+
+  it('a unit of fromDurableSnapshot is answered during the sync, from the durable rows; its write lands in the next batch and refuses a second', async () => {
+    const { store, file } = await openTestStore();
+    try {
+      await store.write((tx) => insert(tx, 1));
+      const held = holdNextSync();
+      const syncing = store.write((tx) => insert(tx, 2));
+      const syncingState = settledState(syncing);
+      await held.syncStarted;
+      // Answered while the batch of 2 still waits for its sync, without its row (the writer would have shown it).
+      expect(await store.writeAlone(listWithNonce(500), early)).toEqual([1]);
+      expect(syncingState.settled).toBe(false);
+      // Its nonce is written (in the next batch, not committed yet): the same nonce again is refused at once.
+      await expect(store.writeAlone(listWithNonce(500), early)).rejects.toMatchObject({ kind: 'unique' });
+      expect(inFile(file)).toEqual([1, 2]);
+      expect(syncingState.settled).toBe(false);
+      held.release();
+      await syncing;
+      // The next batch commits after the sync: the nonce is stored.
+      await store.write((tx) => insert(tx, 3));
+      expect(inFile(file)).toEqual([1, 2, 3, 500]);
+      // With no sync under way it is a unit like the others: it reads the writer's rows.
+      expect(await store.writeAlone(listWithNonce(501), early)).toEqual([1, 2, 3]);
+    } finally {
+      await closeStore(store);
+    }
+  });
+
+  it('a unit of fromDurableSnapshot in the batch that syncs is answered with it, after the sync', async () => {
+    const { store } = await openTestStore();
+    try {
+      const held = holdNextSync();
+      const durable = store.write((tx) => insert(tx, 1));
+      const list = store.writeAlone(listWithNonce(500), early);
+      const listState = settledState(list);
+      await held.syncStarted;
+      await settle();
+      // Both in the first batch: the list read the writer, where 1 is, so it waits for that sync.
+      expect(listState.settled).toBe(false);
+      held.release();
+      await durable;
+      expect(await list).toEqual([1]);
+    } finally {
+      await closeStore(store);
+    }
+  });
+
+  it('without a snapshot pinned for the sync (an older one still in use), reads and such units wait for the sync', async () => {
+    const { store } = await openTestStore();
+    try {
+      await store.write((tx) => insert(tx, 1));
+      // A read holds its snapshot (of 1) across a relaxed commit (5) and a durable one (6): no snapshot of the
+      // state before 6 can be pinned, as the one in use lacks 5, which was acknowledged.
+      let letReadGo!: () => void;
+      const readMayGo = new Promise<void>((r) => (letReadGo = r));
+      const longRead = store.read(async (tx) => {
+        await readMayGo;
+        return (await tx.all<{ v: number }>('SELECT v FROM t ORDER BY v')).map((r) => r.v);
+      });
+      await settle();
+      await store.write((tx) => insert(tx, 5), { durable: false });
+      const held = holdNextSync();
+      const durable = store.write((tx) => insert(tx, 6));
+      await held.syncStarted;
+      letReadGo();
+      expect(await longRead).toEqual([1]);
+      const read = rows(store);
+      const list = store.writeAlone(listWithNonce(500), early);
+      const states = [settledState(read), settledState(list)];
+      await settle();
+      expect(states.map((s) => s.settled)).toEqual([false, false]);
+      held.release();
+      await durable;
+      expect(await read).toEqual([1, 5, 6]);
+      expect(await list).toEqual([1, 5, 6]);
+    } finally {
+      await closeStore(store);
+    }
+  });
+
+  it('a unit answered during a sync that then fails keeps its answer, and its write is forgotten with its batch', async () => {
+    const fatal: StoreError[] = [];
+    const { store, file } = await openTestStore({ onFatal: (err) => fatal.push(err) });
+    try {
+      await store.write((tx) => insert(tx, 1));
+      const held = holdNextSync();
+      const syncing = store.write((tx) => insert(tx, 2));
+      await held.syncStarted;
+      expect(await store.writeAlone(listWithNonce(500), early)).toEqual([1]);
+      held.fail(fsyncFailure());
+      await expect(syncing).rejects.toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
+      await settle();
+      expect(inFile(file)).toEqual([1, 2]);
+      expect(fatal).toHaveLength(1);
+    } finally {
+      await closeStore(store);
+    }
+  });
+
+  it('keeps no snapshot open once idle: the WAL can be checkpointed and emptied', async () => {
+    const { store, file } = await openTestStore();
+    try {
+      await store.write((tx) => insert(tx, 1));
+      const held = holdNextSync();
+      const syncing = store.write((tx) => insert(tx, 2));
+      await held.syncStarted;
+      expect(await rows(store)).toEqual([1]);
+      expect(await store.writeAlone(listWithNonce(500), early)).toEqual([1]);
+      held.release();
+      await syncing;
+      // The next batch (the nonce's) commits after the sync.
+      await settle();
+      const emptyWal = () => {
+        const other = new BetterSqlite3(file);
+        try {
+          other.pragma('busy_timeout = 200');
+          // busy 0: no reader of the store holds a snapshot that keeps the WAL from being reset.
+          expect(other.pragma('wal_checkpoint(TRUNCATE)')).toEqual([{ busy: 0, log: 0, checkpointed: 0 }]);
+        } finally {
+          other.close();
+        }
+      };
+      emptyWal();
+      // And after a read of a WAL with frames in it.
+      await store.write((tx) => insert(tx, 3));
+      expect(await rows(store)).toEqual([1, 2, 3, 500]);
+      emptyWal();
+    } finally {
+      await closeStore(store);
+    }
+  });
+
+  it('answers orderQueryList over HTTP while a new order waits for its sync, without that order', async () => {
+    const clock = manualClock(1_800_000_000);
+    const service = await testService({ clock });
+    if (service.store.dialect !== 'sqlite') return;
+    const listener = await testListener(service);
+    const m = await seedMerchant(service, 'Durable list', { balance: 1_000_000 });
+    const client = clientFor(listener, m, { now: clock.now });
+    const order = { order_type: 1, cny_amount: '10.00', paychannel_id: m.channels.gamma, paychannel_paymethod: 'alipay' };
+    expect((await client.createOrder(order)).body.code).toBe(1);
+    // The merchant is verified now: its page 1 is a unit of its own.
+    expect((await client.orderQueryList({})).body).toMatchObject({ code: 1, data: { total: 1 } });
+    const held = holdNextSync();
+    const second = client.createOrder(order);
+    const secondState = settledState(second);
+    await held.syncStarted;
+    const alone = service.store.stats.alone;
+    const during = await client.orderQueryList({});
+    expect(during.body).toMatchObject({ code: 1, data: { total: 1 } });
+    expect(during.body.data?.list).toHaveLength(1);
+    expect(service.store.stats.alone).toBe(alone + 1);
+    expect(secondState.settled).toBe(false);
+    held.release();
+    expect((await second).body.code).toBe(1);
+    expect((await client.orderQueryList({})).body).toMatchObject({ code: 1, data: { total: 2 } });
+  });
+
+  it('pins no snapshot when no read came for a second: a read during the sync then waits for it', async () => {
+    const { store } = await openTestStore();
+    try {
+      await store.write((tx) => insert(tx, 1));
+      await new Promise((r) => setTimeout(r, 1100));
+      const held = holdNextSync();
+      const durable = store.write((tx) => insert(tx, 2));
+      await held.syncStarted;
+      const read = rows(store);
+      const readState = settledState(read);
+      await settle();
+      expect(readState.settled).toBe(false);
+      held.release();
+      await durable;
+      expect(await read).toEqual([1, 2]);
+      // That read asked for a snapshot: the next sync has one pinned.
+      const heldAgain = holdNextSync();
+      const third = store.write((tx) => insert(tx, 3));
+      await heldAgain.syncStarted;
+      expect(await rows(store)).toEqual([1, 2]);
+      heldAgain.release();
+      await third;
+    } finally {
+      await closeStore(store);
+    }
+  });
+
+  it('starts the WAL over when the checkpointer reports it long, although snapshots are pinned at every sync', async () => {
+    // Durable writes with a read between each: a snapshot is pinned for every sync. Without the restart
+    // (restartWalFrames out of reach) the WAL only grows; with it, it is written from its start again.
+    const walAfter = async (restartWalFrames: number): Promise<number> => {
+      const { store, file } = await openTestStore({ restartWalFrames });
+      const checkpointer = store.startCheckpointer({ intervalMs: 5 });
+      try {
+        // Writers one after the other, the next batch always under way during a sync (as under load).
+        let next = 1000;
+        let writing = true;
+        const writers = Array.from({ length: 8 }, async () => {
+          for (let i = 0; i < 500; i++) await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [next++]));
+        });
+        const reader = (async () => {
+          while (writing) await Promise.all([store.read((tx) => tx.get('SELECT count(*) FROM t')), new Promise((r) => setTimeout(r, 1))]);
+        })();
+        await Promise.all(writers);
+        writing = false;
+        await reader;
+        return fs.statSync(`${file}-wal`).size;
+      } finally {
+        await checkpointer.stop();
+        await closeStore(store);
+      }
+    };
+    const pageSize = 4096;
+    const grown = await walAfter(1_000_000);
+    const restarted = await walAfter(20);
+    // 4,000 writes: about 1,000-1,300 frames written without a restart (4.3-5.4 MB), 160-270 with it.
+    expect(grown).toBeGreaterThan(600 * pageSize);
+    expect(restarted).toBeLessThan(400 * pageSize);
+    expect(restarted * 3).toBeLessThan(grown);
+  });
+
+  it('is refused unless the unit writes last and is relaxed', async () => {
+    const { store, file } = await openTestStore();
+    try {
+      for (const options of [{ fromDurableSnapshot: true }, { fromDurableSnapshot: true, writesLast: true }, { fromDurableSnapshot: true, durable: false }]) {
+        await expect(store.write(listWithNonce(500), options)).rejects.toMatchObject({ code: 'WRITE_OPTIONS' });
+      }
+      expect(inFile(file)).toEqual([]);
+    } finally {
+      await closeStore(store);
+    }
   });
 });
