@@ -10,7 +10,7 @@
  *                    [--connections 50] [--only name,name] [--quick]
  *                    [--orders 1000000] [--merchants 20] [--days 90] [--seed 1]
  *                    [--data-root .data/bench] [--profile DIR] [--serve-from DIR]
- *                    [--open-loop-rate 1000] [--open-loop-duration 10]
+ *                    [--open-loop-rate 1000] [--open-loop-duration 10] [--open-loop-writers 4]
  *                    [--reference-commit wal-sync,pipelined,full] [--pg-pool 10]
  *
  * The seeded database is built once per (orders, merchants, days, seed) as a
@@ -69,6 +69,8 @@ const { values: opts } = parseArgs({
     targets: { type: 'string', default: 'self,limit,old,x2,others' },
     'open-loop-rate': { type: 'string', default: '1000' },
     'open-loop-duration': { type: 'string', default: '10' },
+    /** Scenario open-loop-writes: connections sending createOrder one after the other beside the open loop of lists. */
+    'open-loop-writers': { type: 'string', default: '4' },
     /** How the SQLite limit reference commits: WAL fdatasync off the event loop, or synchronous=FULL on it; a list runs one reference each and the limit is the fastest. */
     'reference-commit': { type: 'string', default: 'wal-sync,pipelined,full' },
     /** Pool size of the PostgreSQL limit reference (the service's pool holds 10); a list runs one reference each and the limit is the fastest. */
@@ -89,6 +91,7 @@ const warmup = Number(opts.warmup);
 const connections = Number(opts.connections);
 const openLoopRate = Number(opts['open-loop-rate']);
 const openLoopDuration = Number(opts['open-loop-duration']);
+const openLoopWriters = Number(opts['open-loop-writers']);
 const basePath = opts['base-path']!;
 const dataRoot = path.resolve(opts['data-root'] ?? path.join(root, '.data', 'bench'));
 const seedKey = `o${opts.orders}-m${opts.merchants}-d${opts.days}-s${opts.seed}`;
@@ -616,6 +619,70 @@ async function openLoopSection(startTarget: () => Promise<Child>, manifest: Seed
   return { floor, rows };
 }
 
+interface OpenLoopWritesRow {
+  target: string;
+  round: number;
+  list: OpenLoopResult;
+  writes: LoadResult;
+  probe?: ProbeLine | undefined;
+}
+
+/**
+ * orderQueryList page 1 at the fixed rate while `openLoopWriters`
+ * connections send createOrder one after the other (durable commits, their
+ * WAL syncs under way most of the time): how long a list request waits for
+ * commits it does not need. Every serve target (this checkout, --serve-from)
+ * once per round, A B A B…
+ */
+async function openLoopWritesSection(targets: Target[]): Promise<OpenLoopWritesRow[]> {
+  const rows: OpenLoopWritesRow[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    for (const target of targets) {
+      const nextList = roundRobin(target.manifest.merchant_credentials);
+      const nextBuy = roundRobin(target.manifest.merchant_credentials);
+      const listSpec = {
+        method: 'POST' as const,
+        path: merchantPath('orderQueryList'),
+        headers: json,
+        build: () => signedBody(nextList(), {}),
+        checkBody: isSuccess,
+        rate: openLoopRate,
+        durationSeconds: openLoopDuration,
+      };
+      const [child] = await target.start(`open-loop-writes-r${round}`);
+      try {
+        // Unmeasured first: statements prepared, pages warm, every merchant verified once.
+        await runOpenLoop({ ...listSpec, url: child!.url, durationSeconds: Math.min(1, openLoopDuration) });
+        await probe(child!);
+        const writes = runLoad({
+          url: child!.url,
+          method: 'POST',
+          path: merchantPath('createOrder'),
+          headers: json,
+          build: () => {
+            const merchant = nextBuy();
+            return signedBody(merchant, buyBody(merchant));
+          },
+          checkBody: isSuccess,
+          connections: openLoopWriters,
+          durationSeconds: openLoopDuration,
+        });
+        const list = await runOpenLoop({ ...listSpec, url: child!.url });
+        const w = await writes;
+        const p = await probe(child!);
+        rows.push({ target: target.name, round, list, writes: w, probe: p });
+        log(
+          `open loop with writes ${target.name.padEnd(26)} r${round}  list p50 ${list.p50.toFixed(2)}  p99 ${list.p99.toFixed(2)}  p99.9 ${list.p999.toFixed(2)}  max ${list.max.toFixed(1)} ms  ` +
+            `createOrder ${w.rps.toFixed(0)} req/s (p99 ${w.p99.toFixed(2)} ms)  loop p99 ${p?.loopDelayMs.p99.toFixed(1) ?? '?'} ms  failures ${list.failures}+${w.failures}`,
+        );
+      } finally {
+        await stopChild(child!);
+      }
+    }
+  }
+  return rows;
+}
+
 // ---------------------------------------------------------------- main
 
 function median(values: number[]): number {
@@ -805,7 +872,12 @@ async function main(): Promise<void> {
         ? await openLoopSection(() => startServe(self, runDir, { ...(databaseUrl ? { databaseUrl } : {}), name: 'open-loop' }), manifest)
         : undefined;
 
-    const report = buildReport({ startedAt, self, others, measurements, openLoop, rss, tsxListenMs, manifest });
+    // Only when asked for by name: --only open-loop-writes.
+    const openLoopWrites = only?.has('open-loop-writes')
+      ? await openLoopWritesSection(targetsFor(GROUPS[0]!).filter((t) => t.kind === 'serve' && !t.name.includes('×2')))
+      : undefined;
+
+    const report = buildReport({ startedAt, self, others, measurements, openLoop, openLoopWrites, rss, tsxListenMs, manifest });
     const resultsDir = path.join(root, 'bench', 'results');
     fs.mkdirSync(resultsDir, { recursive: true });
     const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
@@ -906,6 +978,7 @@ function buildReport(input: {
   others: Checkout[];
   measurements: Measurement[];
   openLoop: { floor: OpenLoopResult; rows: OpenLoopRow[] } | undefined;
+  openLoopWrites: OpenLoopWritesRow[] | undefined;
   rss: StartupRss;
   tsxListenMs: number;
   manifest: SeedManifest;
@@ -956,6 +1029,19 @@ function buildReport(input: {
       ),
     );
   }
+  if (input.openLoopWrites) {
+    md.push(
+      '',
+      `## orderQueryList at a fixed ${openLoopRate} req/s beside ${openLoopWriters} connections of createOrder (open loop, page 1, no filter)`,
+      '',
+      '| target | round | list p50 ms | list p90 ms | list p99 ms | list p99.9 ms | list max ms | createOrder req/s | createOrder p99 ms | loop delay p99 ms | CPU % | failures |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...input.openLoopWrites.map(
+        (r) =>
+          `| ${r.target} | ${r.round} | ${f(r.list.p50, 2)} | ${f(r.list.p90, 2)} | ${f(r.list.p99, 2)} | ${f(r.list.p999, 2)} | ${f(r.list.max, 1)} | ${f(r.writes.rps)} | ${f(r.writes.p99, 2)} | ${f(r.probe?.loopDelayMs.p99 ?? NaN, 1)} | ${f(r.probe?.cpuPercent ?? NaN)} | ${r.list.failures + r.writes.failures} |`,
+      ),
+    );
+  }
   const profiles = input.measurements.filter((m) => m.profile);
   if (profiles.length > 0) md.push('', '## CPU profiles (top self time)', '', ...profiles.map((m) => m.profile!));
   md.push('');
@@ -965,11 +1051,12 @@ function buildReport(input: {
       engine,
       machine: { cpus: os.cpus().length, node: process.version, loadAverageAtEnd: loadAverage() },
       code: { self: input.self.label, others: input.others.map((c) => c.label), bundleRebuilds: input.self.rebuilds },
-      settings: { rounds, duration, warmup, connections, orders: input.manifest.orders, merchants: input.manifest.merchants, days: input.manifest.days, seed: input.manifest.seed, openLoopRate, openLoopDuration, referenceCommit: opts['reference-commit'], pgPool: opts['pg-pool'] },
+      settings: { rounds, duration, warmup, connections, orders: input.manifest.orders, merchants: input.manifest.merchants, days: input.manifest.days, seed: input.manifest.seed, openLoopRate, openLoopDuration, openLoopWriters, referenceCommit: opts['reference-commit'], pgPool: opts['pg-pool'] },
       startup: { listenMsBundle: listenMs, listenMsBundleMedian: listenMedian, listenMsTsx: input.tsxListenMs, idleRssMb: input.rss.idleMb, rssAt2sMb: input.rss.at2sMb, startupPeakRssMb: input.rss.peakMb },
       summaries,
       measurements: input.measurements,
       openLoop: input.openLoop,
+      openLoopWrites: input.openLoopWrites,
     },
     markdown: md.join('\n'),
   };

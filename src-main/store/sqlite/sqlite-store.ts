@@ -357,6 +357,8 @@ interface BatchUnits {
   jobs: Job[];
   outcomes: Outcome[];
   answered: number;
+  /** A durable unit has run in this batch: the writer now holds rows that will not be durable before its sync. */
+  durableRan: boolean;
 }
 
 /** A committed batch waiting for its WAL sync and then acknowledging its units; `done` never rejects. */
@@ -706,11 +708,16 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
         batch.push(pending.shift()!);
       }
       const job = batch[i]!;
+      if (job.durable) units.durableRan = true;
       if (job.writesLast) {
-        // During the sync of the batch before, a read's nonce does not wait for it: its reads see the durable snapshot.
-        const early = job.fromDurableSnapshot && syncGate !== null && enterSnapshot();
+        // A read's nonce waits for no sync (docs/decisions.md, "Reads during a WAL sync"): it is answered as soon as it
+        // has run, reading what is durable: the writer's rows while no sync is under way and no durable unit ran in
+        // this batch before it, else the reader's snapshot (pinned for the sync under way, or the latest).
+        const onWriter = job.fromDurableSnapshot && syncGate === null && !units.durableRan;
+        const onSnapshot = job.fromDurableSnapshot && !onWriter && enterSnapshot();
+        const early = onWriter || onSnapshot;
         // No savepoint: until its one write the unit has written nothing, and a statement that fails leaves nothing.
-        const tx = early ? new SqliteWritesLastTx(prepareWrite, writer, prepareRead) : new SqliteWritesLastTx(prepareWrite, writer);
+        const tx = onSnapshot ? new SqliteWritesLastTx(prepareWrite, writer, prepareRead) : new SqliteWritesLastTx(prepareWrite, writer);
         let outcome: Outcome;
         try {
           outcome = { ok: true, value: await job.fn(tx), hooks: tx.hooks };
@@ -720,13 +727,13 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
           if (tx.wrote) throw new BatchAborted(job, err);
           outcome = { ok: false, value: toStoreError(err), hooks: [] };
         } finally {
-          if (early) leaveSnapshot();
+          if (onSnapshot) leaveSnapshot();
         }
         // No RELEASE here to fail if SQLite rolled the batch back under a unit that swallowed the error.
         if (outcome.ok && !writer.inTransaction) throw batchRolledBack();
         outcomes.push(outcome);
         if (early) {
-          // Its write has run (a unique key refuses another), its answer shows only durable rows: answered now.
+          // Its write has run (a unique key refuses another), its answer shows only durable (or relaxed) rows: answered now.
           units.answered++;
           if (outcome.ok) job.resolve(outcome.value);
           else job.reject(outcome.value);
@@ -762,7 +769,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
    * batch failed.
    */
   async function runBatch(batch: Job[], before: InFlight | null): Promise<InFlight> {
-    const units: BatchUnits = { jobs: batch, outcomes: [], answered: 0 };
+    const units: BatchUnits = { jobs: batch, outcomes: [], answered: 0, durableRan: false };
     let restartWal = false;
     try {
       await beginWrite();

@@ -617,20 +617,50 @@ describe('SQLite commit path: reads during a WAL sync (the durable snapshot)', (
     }
   });
 
-  it('a unit of fromDurableSnapshot in the batch that syncs is answered with it, after the sync', async () => {
-    const { store } = await openTestStore();
+  it('a unit of fromDurableSnapshot after a durable unit of its own batch reads the committed rows and is answered before that batch commits', async () => {
+    const { store, file } = await openTestStore();
     try {
+      await store.write((tx) => insert(tx, 1));
       const held = holdNextSync();
-      const durable = store.write((tx) => insert(tx, 1));
+      const durable = store.write((tx) => insert(tx, 2));
+      const durableState = settledState(durable);
       const list = store.writeAlone(listWithNonce(500), early);
-      const listState = settledState(list);
+      // One batch: the durable unit ran first, so the list read the reader's snapshot, without 2.
+      expect(await list).toEqual([1]);
       await held.syncStarted;
-      await settle();
-      // Both in the first batch: the list read the writer, where 1 is, so it waits for that sync.
-      expect(listState.settled).toBe(false);
+      expect(durableState.settled).toBe(false);
       held.release();
       await durable;
-      expect(await list).toEqual([1]);
+      expect(inFile(file)).toEqual([1, 2, 500]);
+    } finally {
+      await closeStore(store);
+    }
+  });
+
+  it('a unit of fromDurableSnapshot with no sync and no durable unit before it reads the writer and is answered before its batch commits', async () => {
+    const { store, file } = await openTestStore();
+    try {
+      await store.write((tx) => insert(tx, 1));
+      let letUnitEnd!: () => void;
+      const unitMayEnd = new Promise<void>((r) => (letUnitEnd = r));
+      // A failing test must not leave the batch open (closeStore lets it go).
+      releaseAll.push(() => letUnitEnd());
+      // A relaxed nonce before it in the same batch (the writer's rows: visible at once anyway), a unit after it that holds the batch open.
+      const relaxed = store.write((tx) => insert(tx, 5), { durable: false });
+      const list = store.writeAlone(listWithNonce(500), early);
+      const holder = store.write(
+        async (tx) => {
+          await unitMayEnd;
+          await insert(tx, 7);
+        },
+        { durable: false },
+      );
+      expect(await list).toEqual([1, 5]);
+      // Answered while its batch is still open: nothing of it is in the file yet.
+      expect(inFile(file)).toEqual([1]);
+      letUnitEnd();
+      await Promise.all([relaxed, holder]);
+      expect(inFile(file)).toEqual([1, 5, 7, 500]);
     } finally {
       await closeStore(store);
     }
