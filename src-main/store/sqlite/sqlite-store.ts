@@ -350,9 +350,10 @@ interface Job {
   reject: (err: unknown) => void;
 }
 
-type Outcome = { ok: boolean; value: unknown; hooks: (() => void)[] };
+/** `atCommit`: answered once its batch has committed, before that batch's sync (it read nothing that is not durable). */
+type Outcome = { ok: boolean; value: unknown; hooks: (() => void)[]; atCommit?: boolean };
 
-/** A batch's units and how they ended; `answered`: units already answered before the commit (fromDurableSnapshot). */
+/** A batch's units and how they ended; `answered`: units answered before the commit, during a sync (fromDurableSnapshot). */
 interface BatchUnits {
   jobs: Job[];
   outcomes: Outcome[];
@@ -694,7 +695,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   async function runUnits(units: BatchUnits): Promise<void> {
     const { jobs: batch, outcomes } = units;
     let sliceStart = performance.now();
-    for (let i = outcomes.length; i < batch.length || (pending.length > 0 && batch.length - units.answered < maxBatch); i++) {
+    // During a sync the batch cannot commit: units it has answered already do not count towards maxBatch then.
+    const waiting = (): number => (syncGate !== null ? batch.length - units.answered : batch.length);
+    for (let i = outcomes.length; i < batch.length || (pending.length > 0 && waiting() < maxBatch); i++) {
       if (performance.now() - sliceStart > yieldAfterMs) {
         // Let the event loop breathe (sockets, timers, reads of the committed state); the transaction stays open.
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -710,12 +713,12 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       const job = batch[i]!;
       if (job.durable) units.durableRan = true;
       if (job.writesLast) {
-        // A read's nonce waits for no sync (docs/decisions.md, "Reads during a WAL sync"): it is answered as soon as it
-        // has run, reading what is durable: the writer's rows while no sync is under way and no durable unit ran in
-        // this batch before it, else the reader's snapshot (pinned for the sync under way, or the latest).
+        // A read's nonce waits for no sync (docs/decisions.md, "Reads during a WAL sync"). Its reads see only what is
+        // durable: the writer's rows while no sync is under way and no durable unit ran in this batch before it (it is
+        // answered at its batch's commit, before the sync), else the reader's snapshot, pinned for the sync under
+        // way or the latest (it is answered as soon as it has run).
         const onWriter = job.fromDurableSnapshot && syncGate === null && !units.durableRan;
         const onSnapshot = job.fromDurableSnapshot && !onWriter && enterSnapshot();
-        const early = onWriter || onSnapshot;
         // No savepoint: until its one write the unit has written nothing, and a statement that fails leaves nothing.
         const tx = onSnapshot ? new SqliteWritesLastTx(prepareWrite, writer, prepareRead) : new SqliteWritesLastTx(prepareWrite, writer);
         let outcome: Outcome;
@@ -732,11 +735,12 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
         // No RELEASE here to fail if SQLite rolled the batch back under a unit that swallowed the error.
         if (outcome.ok && !writer.inTransaction) throw batchRolledBack();
         outcomes.push(outcome);
-        if (early) {
-          // Its write has run (a unique key refuses another), its answer shows only durable (or relaxed) rows: answered now.
-          units.answered++;
-          if (outcome.ok) job.resolve(outcome.value);
-          else job.reject(outcome.value);
+        if (onSnapshot) {
+          // Its write has run (a unique key refuses another), its answer shows only durable rows: answered now.
+          if (syncGate !== null) units.answered++;
+          settle(job, outcome);
+        } else if (onWriter) {
+          outcome.atCommit = true;
         }
         continue;
       }
@@ -792,6 +796,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       if (syncs && !restartWal && performance.now() - snapshotWantedAt < SNAPSHOT_DEMAND_MS) pinDurableSnapshot();
       commit.run();
       commits++;
+      // Units that read only durable rows need not wait for this batch's sync (fromDurableSnapshot).
+      if (syncs) units.outcomes.forEach((outcome, i) => outcome.atCommit && settle(batch[i]!, outcome));
     } catch (err) {
       // The commit failed after the snapshot was pinned for its sync (the pin of a sync under way stays).
       if (pinned && !syncGate) releasePin();
@@ -842,12 +848,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       const start = performance.now();
       for (const end = Math.min(batch.length, i + chunk); i < end; i++) {
         const outcome = outcomes[i]!;
-        if (outcome.ok) {
-          for (const hook of outcome.hooks) runHook(hook);
-          batch[i]!.resolve(outcome.value);
-        } else {
-          batch[i]!.reject(outcome.value);
-        }
+        if (outcome.ok) for (const hook of outcome.hooks) runHook(hook);
+        settle(batch[i]!, outcome);
       }
       if (i < batch.length) {
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -855,6 +857,12 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
         chunk = took > yieldAfterMs ? Math.max(1, chunk >> 1) : took < yieldAfterMs / 2 ? chunk * 2 : chunk;
       }
     }
+  }
+
+  /** A unit's answer (its hooks run with its batch's acknowledgements). Settling twice is harmless: the first wins. */
+  function settle(job: Job, outcome: Outcome): void {
+    if (outcome.ok) job.resolve(outcome.value);
+    else job.reject(outcome.value);
   }
 
   /** An afterCommit hook that throws must not leave the rest of its batch unanswered: its error is thrown on its own. */

@@ -119,7 +119,7 @@ function settledState<T>(p: Promise<T>): { settled: boolean } {
 }
 
 async function openTestStore(
-  options: { onFatal?: (err: StoreError) => void; yieldAfterMs?: number; restartWalFrames?: number } = {},
+  options: { onFatal?: (err: StoreError) => void; yieldAfterMs?: number; restartWalFrames?: number; maxBatch?: number } = {},
 ): Promise<{ store: SqliteStore; file: string }> {
   const file = path.join(tempDir(), 'db.sqlite');
   const store = await openSqliteStore({ file, ...options });
@@ -637,30 +637,44 @@ describe('SQLite commit path: reads during a WAL sync (the durable snapshot)', (
     }
   });
 
-  it('a unit of fromDurableSnapshot with no sync and no durable unit before it reads the writer and is answered before its batch commits', async () => {
+  it('a unit of fromDurableSnapshot with no sync and no durable unit before it reads the writer and is answered at its commit, before the sync', async () => {
     const { store, file } = await openTestStore();
     try {
       await store.write((tx) => insert(tx, 1));
-      let letUnitEnd!: () => void;
-      const unitMayEnd = new Promise<void>((r) => (letUnitEnd = r));
-      // A failing test must not leave the batch open (closeStore lets it go).
-      releaseAll.push(() => letUnitEnd());
-      // A relaxed nonce before it in the same batch (the writer's rows: visible at once anyway), a unit after it that holds the batch open.
+      const held = holdNextSync();
+      // One batch: a relaxed unit (the writer's rows: visible at once anyway), the list, then a durable unit.
       const relaxed = store.write((tx) => insert(tx, 5), { durable: false });
       const list = store.writeAlone(listWithNonce(500), early);
-      const holder = store.write(
-        async (tx) => {
-          await unitMayEnd;
-          await insert(tx, 7);
-        },
-        { durable: false },
-      );
+      const durable = store.write((tx) => insert(tx, 7));
+      const durableState = settledState(durable);
+      await held.syncStarted;
       expect(await list).toEqual([1, 5]);
-      // Answered while its batch is still open: nothing of it is in the file yet.
-      expect(inFile(file)).toEqual([1]);
-      letUnitEnd();
-      await Promise.all([relaxed, holder]);
+      // Answered once committed (its nonce is in the file), while the batch's sync is still under way.
       expect(inFile(file)).toEqual([1, 5, 7, 500]);
+      expect(durableState.settled).toBe(false);
+      held.release();
+      await Promise.all([relaxed, durable]);
+    } finally {
+      await closeStore(store);
+    }
+  });
+
+  it('during a sync, units it answered already do not count towards maxBatch; otherwise every unit does', async () => {
+    const { store } = await openTestStore({ maxBatch: 4 });
+    try {
+      await store.write((tx) => insert(tx, 1));
+      const held = holdNextSync();
+      const durable = store.write((tx) => insert(tx, 2));
+      await held.syncStarted;
+      // Ten list pages during the sync: all answered, though the next batch holds at most 4 units that wait for it.
+      expect(await Promise.all(Array.from({ length: 10 }, (_, i) => store.writeAlone(listWithNonce(500 + i), early)))).toEqual(Array(10).fill([1]));
+      held.release();
+      await durable;
+      // Without a sync, the same ten (each batch answered at its commit) take at least three batches of 4.
+      await settle();
+      const before = store.stats.commits;
+      await Promise.all(Array.from({ length: 10 }, (_, i) => store.writeAlone(listWithNonce(600 + i), early)));
+      expect(store.stats.commits - before).toBeGreaterThanOrEqual(3);
     } finally {
       await closeStore(store);
     }
