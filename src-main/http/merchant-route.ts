@@ -62,9 +62,9 @@ export interface ReadRoute<B extends z.ZodType, Q extends z.ZodType, R extends z
    * a request verified against the cached merchant, or undefined when it
    * cannot be done so (the unit of work then runs). It writes last
    * (WriteOptions.writesLast): its reads, its answer made, then the nonce,
-   * and nothing after. Its reads may be given the last durable state
-   * instead of the writer's (WriteOptions.fromDurableSnapshot): the reads
-   * see one snapshot, the nonce is checked against the latest rows.
+   * and nothing after. Its reads may be given a durable snapshot instead
+   * of the writer's rows (WriteOptions.fromDurableSnapshot): they see one
+   * state, and the nonce is checked against the latest rows.
    * docs/decisions.md, "Hot path".
    */
   alone?(ctx: MerchantRouteContext<z.output<B>, z.output<Q>>): ((tx: WriteTx, claim: MerchantClaim) => Promise<z.output<R> | AloneReadRefusal>) | undefined;

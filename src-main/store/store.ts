@@ -67,14 +67,15 @@ export interface WriteOptions {
   writesLast?: boolean;
   /**
    * Only with `writesLast` and `durable: false` (a read's nonce). SQLite:
-   * while the batch before waits for its WAL sync, the unit does not wait
-   * with it: its reads see the last durable state (the snapshot read units
-   * use then, not the writer's, which holds that batch), its write runs in
-   * the next batch at once (a unique key already refuses a second one), and
-   * it is answered as soon as that write has run, before its batch commits.
-   * Its write is then forgotten if that batch rolls back or the process
-   * ends before the commit (docs/decisions.md, "Reads during a WAL sync").
-   * At any other time it is a unit like the others. PostgreSQL: no effect.
+   * the unit waits for no WAL sync. Its reads see only what is durable: the
+   * writer's rows while no sync is under way and no durable unit ran before
+   * it in its batch (it is answered at its batch's commit, before that
+   * batch's sync), else the reader's snapshot, the one pinned for the sync
+   * under way or the latest (it is answered as soon as its write has run,
+   * before its batch commits; a unique key already refuses a second). Its
+   * write is then forgotten if that batch rolls back or the process ends
+   * before the commit (docs/decisions.md, "Reads during a WAL sync").
+   * PostgreSQL: no effect.
    */
   fromDurableSnapshot?: boolean;
 }
