@@ -3,7 +3,7 @@
  * read-only data dir, an I/O error, a database another process holds. Used
  * for HTTP answers (503, code 5031: nothing was stored) and CLI messages.
  */
-export type StorageProblem = 'full' | 'read-only' | 'io' | 'corrupt' | 'busy' | 'no-space' | 'permission' | 'rolled-back' | 'aborted';
+export type StorageProblem = 'full' | 'read-only' | 'io' | 'corrupt' | 'busy' | 'no-space' | 'permission' | 'rolled-back' | 'aborted' | 'read-lost';
 
 const SENTENCES: Record<StorageProblem, string> = {
   full: 'the disk holding the data dir is full',
@@ -15,6 +15,7 @@ const SENTENCES: Record<StorageProblem, string> = {
   busy: 'the database is locked by another process',
   'rolled-back': 'the database rolled the commit back after a disk or I/O error',
   aborted: 'another request sharing the same commit failed, which undid it',
+  'read-lost': 'the database ended a read after a disk or I/O error',
 };
 
 /** What kind of storage failure `err` is, if it is one (SQLite codes and file system errnos). */
@@ -31,6 +32,8 @@ export function storageProblemOf(err: unknown): StorageProblem | undefined {
   // The SQLite store's batch, undone under its units (WriteOptions.writesLast).
   if (code === 'BATCH_ROLLED_BACK') return 'rolled-back';
   if (code === 'BATCH_ABORTED') return 'aborted';
+  // The SQLite store's read snapshot, ended by SQLite under a read.
+  if (code === 'SNAPSHOT_LOST') return 'read-lost';
   return undefined;
 }
 

@@ -7,19 +7,18 @@
  * connection in a worker runs PASSIVE checkpoints every `intervalMs`, which
  * never block the writer; the service connection's own automatic
  * checkpoint stays on at a higher threshold as a safety net, should the
- * worker stall. After each checkpoint the worker reports how many frames
- * the WAL holds (`onWalFrames`): the store starts the WAL over at
- * RESTART_WAL_FRAMES itself (sqlite-store.ts, `restartWal`), at a commit
- * whose sync no read snapshot is kept for.
+ * worker stall.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
 
-/** Frames in the WAL (~64 MiB) at which the store checkpoints on its own connection, so the WAL starts over. */
-export const RESTART_WAL_FRAMES = 16_384;
-/** Frames the service connection lets the WAL reach before checkpointing itself (~128 MiB): should the worker stall. */
-export const SAFETY_NET_FRAMES = 2 * RESTART_WAL_FRAMES;
+/**
+ * Frames the service connection lets the WAL reach before checkpointing
+ * itself (~128 MiB): above the 64 MiB at which the store starts the WAL over
+ * on its own while it keeps read snapshots (sqlite-store.ts, `restartWal`).
+ */
+export const SAFETY_NET_FRAMES = 32_768;
 
 // CommonJS, evaluated as the worker's script (no file to ship next to a bundle).
 const WORKER_SOURCE = `
@@ -30,9 +29,8 @@ db.pragma('busy_timeout = 1000');
 let checkpoints = 0;
 const timer = setInterval(() => {
   try {
-    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
+    db.pragma('wal_checkpoint(PASSIVE)');
     checkpoints++;
-    parentPort.postMessage({ walFrames: result.log });
   } catch (err) {
     parentPort.postMessage({ error: String((err && err.message) || err) });
   }
@@ -53,7 +51,7 @@ export interface Checkpointer {
 
 export function startCheckpointer(
   db: Database,
-  options: { intervalMs?: number; nativeBinding?: string; onError?: (message: string) => void; onWalFrames?: (frames: number) => void } = {},
+  options: { intervalMs?: number; nativeBinding?: string; onError?: (message: string) => void } = {},
 ): Checkpointer {
   const require = createRequire(import.meta.url);
   const worker = new Worker(WORKER_SOURCE, {
@@ -63,9 +61,8 @@ export function startCheckpointer(
   worker.unref();
   db.pragma(`wal_autocheckpoint = ${SAFETY_NET_FRAMES}`);
   let stopped: Promise<number> | undefined;
-  worker.on('message', (m: { error?: string; walFrames?: number }) => {
+  worker.on('message', (m: { error?: string }) => {
     if (m.error) options.onError?.(m.error);
-    if (m.walFrames !== undefined) options.onWalFrames?.(m.walFrames);
   });
   worker.on('error', (err) => options.onError?.(err.message));
   return {

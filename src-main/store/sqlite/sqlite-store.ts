@@ -53,7 +53,7 @@ import {
 } from '../store';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, SchemaTooNewError, type Migration } from '../migrations/index';
 import { incompleteRowGeneration, migration0010RowGeneration, ROW_GENERATION_TRIGGERS } from '../migrations/0010-row-generation';
-import { RESTART_WAL_FRAMES, startCheckpointer, type Checkpointer } from './checkpointer';
+import { startCheckpointer, type Checkpointer } from './checkpointer';
 import { rowMaker, type RowMaker } from './row-maker';
 import { ensureOwnerOnly } from '../owner-only';
 
@@ -65,8 +65,8 @@ export interface SqliteStoreOptions {
   targetVersion?: number;
   /** Largest group-commit batch. */
   maxBatch?: number;
-  /** Frames in the WAL (as the checkpointer reports them) at which the store starts it over (tests: a smaller one). */
-  restartWalFrames?: number;
+  /** Bytes of WAL at which the store starts it over while it keeps read snapshots (`restartWal`; tests: fewer). */
+  restartWalBytes?: number;
   /** Longest stretch (ms) a batch runs its units before letting the event loop do other work (default 1). */
   yieldAfterMs?: number;
   /**
@@ -202,9 +202,14 @@ function bindRun({ statement: s }: Prepared, params: SqlParams | undefined): num
 
 class SqliteReadTx implements ReadTx {
   readonly dialect = 'sqlite' as const;
-  constructor(protected readonly prepare: Prepare) {}
+  /** snapshotDb: the reader, whose snapshot every statement must still be in (read units). */
+  constructor(
+    protected readonly prepare: Prepare,
+    private readonly snapshotDb?: Database,
+  ) {}
   async all<R>(sql: string, params?: SqlParams): Promise<R[]> {
     try {
+      if (this.snapshotDb?.inTransaction === false) throw snapshotLost();
       return bindAll(this.prepare(sql), params) as R[];
     } catch (err) {
       throw toStoreError(err);
@@ -212,11 +217,21 @@ class SqliteReadTx implements ReadTx {
   }
   async get<R>(sql: string, params?: SqlParams): Promise<R | undefined> {
     try {
+      if (this.snapshotDb?.inTransaction === false) throw snapshotLost();
       return bindGet(this.prepare(sql), params) as R | undefined;
     } catch (err) {
       throw toStoreError(err);
     }
   }
+}
+
+/**
+ * SQLite ended the reader's transaction under a unit (an error such as
+ * SQLITE_FULL in one of its statements): a statement now would read the
+ * latest rows on its own, perhaps a batch not yet durable.
+ */
+function snapshotLost(): StoreError {
+  return new StoreError('storage', 'SNAPSHOT_LOST', "the read's snapshot was ended by SQLite after an error; read again");
 }
 
 class SqliteWriteTx extends SqliteReadTx implements MigrationTx {
@@ -278,26 +293,25 @@ class SqliteWriteTx extends SqliteReadTx implements MigrationTx {
 class SqliteWritesLastTx extends SqliteWriteTx {
   wrote = false;
   /**
-   * readPrepare: where all() and get() run. The writer's own statements by
-   * default; the reader's, in its durable snapshot, for a unit of
-   * WriteOptions.fromDurableSnapshot during a sync (a statement that writes
-   * then fails there, on the read-only connection).
+   * reader: where all() and get() run instead of the writer, for a unit of
+   * WriteOptions.fromDurableSnapshot that reads the reader's snapshot (a
+   * statement that writes fails there, on the read-only connection).
    */
   constructor(
     prepare: Prepare,
     db: Database,
-    private readonly readPrepare: Prepare = prepare,
+    private readonly reader?: { prepare: Prepare; db: Database },
   ) {
     super(prepare, db);
   }
   override async all<R>(sql: string, params?: SqlParams): Promise<R[]> {
-    return this.statement(this.readPrepare, sql, (prepared) => bindAll(prepared, params) as R[]);
+    return this.statement(true, sql, (prepared) => bindAll(prepared, params) as R[]);
   }
   override async get<R>(sql: string, params?: SqlParams): Promise<R | undefined> {
-    return this.statement(this.readPrepare, sql, (prepared) => bindGet(prepared, params) as R | undefined);
+    return this.statement(true, sql, (prepared) => bindGet(prepared, params) as R | undefined);
   }
   override async run(sql: string, params?: SqlParams): Promise<number> {
-    return this.statement(this.prepare, sql, (prepared) => bindRun(prepared, params));
+    return this.statement(false, sql, (prepared) => bindRun(prepared, params));
   }
   override async exec(): Promise<void> {
     throw new StoreError('other', 'WRITE_NOT_LAST', 'a unit of work that writes last runs no script');
@@ -305,11 +319,13 @@ class SqliteWritesLastTx extends SqliteWriteTx {
   override async savepoint<T>(): Promise<T> {
     throw new StoreError('other', 'WRITE_NOT_LAST', 'a unit of work that writes last takes no savepoint');
   }
-  private statement<T>(prepare: Prepare, sql: string, execute: (prepared: Prepared) => T): T {
+  private statement<T>(reads: boolean, sql: string, execute: (prepared: Prepared) => T): T {
     if (this.wrote) throw new StoreError('other', 'WRITE_NOT_LAST', 'a unit of work that writes last ran a statement after its write');
     // SQLite rolled the batch back (disk full, I/O) under a unit that went on: the statement would commit on its own.
     if (!this.db.inTransaction) throw batchRolledBack();
-    const prepared = prepare(sql);
+    const reader = reads ? this.reader : undefined;
+    if (reader && !reader.db.inTransaction) throw snapshotLost();
+    const prepared = (reader?.prepare ?? this.prepare)(sql);
     // Counted before it runs, as the rows it returns are made after: only a failure of the statement itself
     // (an SQLite error) leaves nothing written.
     const writes = !prepared.statement.readonly;
@@ -376,6 +392,9 @@ const SETTLED: InFlight = { settled: true, done: Promise.resolve() };
  * snapshot holds back the WAL's checkpoints.
  */
 const SNAPSHOT_DEMAND_MS = 1000;
+
+/** Bytes of WAL (64 MiB) past which the store starts it over itself while it keeps read snapshots (`restartWal`). */
+const RESTART_WAL_BYTES = 64 * 2 ** 20;
 
 /** How long a batch waits for the write lock another connection holds (SQLite's busy_timeout before). */
 const WRITE_LOCK_TIMEOUT_MS = 5000;
@@ -498,6 +517,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     writer.pragma('temp_store = MEMORY');
     // Absolute: the sync opens it later, whatever the working directory is then.
     walFile = wal ? `${path.resolve(writer.name)}-wal` : null;
+    // Each time the WAL starts over it is cut back to this size, so that its size tells how much it holds (`restartWal`).
+    writer.pragma(`journal_size_limit = ${options.restartWalBytes ?? RESTART_WAL_BYTES}`);
     reader = openConnection(options.file, { readonly: true, nativeBinding: options.nativeBinding });
     applyPragmas(reader);
   } catch (err) {
@@ -508,7 +529,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   const readerDb = reader;
   const prepareWrite = statementCache(writer, { rawRows: true });
   const prepareRead = statementCache(readerDb, { rawRows: true });
-  const readTx = new SqliteReadTx(prepareRead);
+  const readTx = new SqliteReadTx(prepareRead, readerDb);
 
   const stats: StoreStats = { writes: 0, commits: 0, largestBatch: 0, relaxedCommits: 0, alone: 0 };
   const pending: Job[] = [];
@@ -535,9 +556,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   let pinned = false;
   /** When a read unit or a unit of fromDurableSnapshot last came: a snapshot is pinned for a sync only while they do. */
   let snapshotWantedAt = Number.NEGATIVE_INFINITY;
-  /** Frames in the WAL, as the checkpointer last reported them (0: none reported, or the WAL was started over since). */
-  let walFrames = 0;
-  const restartWalFrames = options.restartWalFrames ?? RESTART_WAL_FRAMES;
+  const restartWalBytes = options.restartWalBytes ?? RESTART_WAL_BYTES;
   /** The checkpointer's onError: where a failed checkpoint of startWalOver is told too. */
   let checkpointError: ((message: string) => void) | undefined;
 
@@ -592,14 +611,34 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
    * without a pinned snapshot, or an older snapshot still in use.
    */
   function enterSnapshot(): boolean {
+    // SQLite ended the reader's transaction itself (an error such as SQLITE_FULL in a sort): that snapshot is gone.
+    if (snapshotAt !== -1 && !readerDb.inTransaction) {
+      snapshotAt = -1;
+      pinned = false;
+    }
     if (syncGate) {
       if (!pinned) return false;
     } else if (snapshotAt !== commits) {
-      if (snapshotUsers > 0) return false;
-      takeReaderSnapshot();
+      if (snapshotUsers > 0 || !tryTakeReaderSnapshot()) return false;
     }
     snapshotUsers++;
     return true;
+  }
+
+  /** takeReaderSnapshot, false if it failed (the reader left without a snapshot): a snapshot is never worth failing a unit for. */
+  function tryTakeReaderSnapshot(): boolean {
+    try {
+      takeReaderSnapshot();
+      return true;
+    } catch {
+      try {
+        endReaderSnapshot();
+      } catch {
+        // The reader's transaction could not be ended either: enterSnapshot sees it as gone next time.
+      }
+      snapshotAt = -1;
+      return false;
+    }
   }
 
   /** Left by its last user while no sync is under way, the snapshot ends: an open one keeps the WAL from being reset. */
@@ -614,9 +653,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
    * the units that read during the sync to come.
    */
   function pinDurableSnapshot(): void {
-    if (snapshotUsers === 0) takeReaderSnapshot();
-    // In use and older than the last commit (a relaxed one since): units reading during this sync wait for it instead.
-    pinned = snapshotAt === commits;
+    if (snapshotUsers === 0 && !tryTakeReaderSnapshot()) return;
+    // In use and older than the last commit (a relaxed one since), or lost: units reading during this sync wait for it instead.
+    pinned = snapshotAt === commits && readerDb.inTransaction;
   }
 
   /** The sync is over (or the commit failed): the pinned snapshot ends, or once its last user leaves. */
@@ -632,18 +671,25 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
    * batch's BEGIN (what the writer's automatic checkpoint does inside
    * COMMIT). With a snapshot pinned at every durable commit that never
    * happens, and the WAL grew without end (720 MiB in 5 s of writes, each
-   * commit then trying a checkpoint of its own on the event loop). So when
-   * the checkpointer reports a WAL of restartWalFrames, the next durable
-   * commit pins nothing and checkpoints right after (most frames are copied
-   * back by the worker already; it syncs, as the automatic checkpoint did
-   * every 64 MiB before): the batch after it writes the WAL from its start.
+   * commit then trying a checkpoint of its own on the event loop). So once
+   * the WAL has grown past restartWalBytes (journal_size_limit cuts it back
+   * to that size whenever it starts over, so its size says so), the next
+   * durable commit pins nothing and checkpoints right after (most frames
+   * are copied back by the worker already; it syncs, as the automatic
+   * checkpoint did every 64 MiB before): the batch after it writes the WAL
+   * from its start.
    */
+  function walOutgrown(): boolean {
+    if (walFile === null) return false;
+    walFd ??= fs.openSync(walFile, 'r+');
+    return fs.fstatSync(walFd).size > restartWalBytes;
+  }
+
   function startWalOver(): void {
-    walFrames = 0;
     try {
       writer.pragma('wal_checkpoint(PASSIVE)');
     } catch (err) {
-      // Committed already: the batch is unaffected, and the next report of the checkpointer asks again.
+      // Committed already: the batch is unaffected, and the next durable commit asks again.
       checkpointError?.(String((err as Error)?.message ?? err));
     }
   }
@@ -720,7 +766,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
         const onWriter = job.fromDurableSnapshot && syncGate === null && !units.durableRan;
         const onSnapshot = job.fromDurableSnapshot && !onWriter && enterSnapshot();
         // No savepoint: until its one write the unit has written nothing, and a statement that fails leaves nothing.
-        const tx = onSnapshot ? new SqliteWritesLastTx(prepareWrite, writer, prepareRead) : new SqliteWritesLastTx(prepareWrite, writer);
+        const tx = new SqliteWritesLastTx(prepareWrite, writer, onSnapshot ? { prepare: prepareRead, db: readerDb } : undefined);
         let outcome: Outcome;
         try {
           outcome = { ok: true, value: await job.fn(tx), hooks: tx.hooks };
@@ -780,7 +826,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       await runUnits(units);
       // Units that arrive while the batch before syncs join this one as they come (a read's nonce is answered then).
       while (before && !before.settled) {
-        const arrival = new Promise<'arrived'>((resolve) => (arrived = () => resolve('arrived')));
+        // Units already queued (from a microtask since the last run) are run without waiting for another.
+        const arrival = new Promise<'arrived'>((resolve) => (pending.length > 0 ? resolve('arrived') : (arrived = () => resolve('arrived'))));
         const woke = await Promise.race([before.done, arrival]);
         arrived = null;
         if (failed) throw failed;
@@ -792,8 +839,10 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       // However its units ended: nothing commits on top of a batch whose sync failed.
       if (failed) throw failed;
       const syncs = needsSync(batch);
-      restartWal = syncs && walFrames >= restartWalFrames;
-      if (syncs && !restartWal && performance.now() - snapshotWantedAt < SNAPSHOT_DEMAND_MS) pinDurableSnapshot();
+      // A snapshot for the sync to come, while reads come (under writes alone the WAL starts over as it always did).
+      const pin = syncs && performance.now() - snapshotWantedAt < SNAPSHOT_DEMAND_MS;
+      restartWal = pin && walOutgrown();
+      if (pin && !restartWal) pinDurableSnapshot();
       commit.run();
       commits++;
       // Units that read only durable rows need not wait for this batch's sync (fromDurableSnapshot).
@@ -982,7 +1031,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
 
     startCheckpointer(checkpointOptions = {}) {
       checkpointError = checkpointOptions.onError;
-      return startCheckpointer(writer, { ...checkpointOptions, nativeBinding: options.nativeBinding, onWalFrames: (frames) => (walFrames = frames) });
+      return startCheckpointer(writer, { ...checkpointOptions, nativeBinding: options.nativeBinding });
     },
 
     async close(): Promise<void> {

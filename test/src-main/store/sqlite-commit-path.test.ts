@@ -119,7 +119,7 @@ function settledState<T>(p: Promise<T>): { settled: boolean } {
 }
 
 async function openTestStore(
-  options: { onFatal?: (err: StoreError) => void; yieldAfterMs?: number; restartWalFrames?: number; maxBatch?: number } = {},
+  options: { onFatal?: (err: StoreError) => void; yieldAfterMs?: number; restartWalBytes?: number; maxBatch?: number } = {},
 ): Promise<{ store: SqliteStore; file: string }> {
   const file = path.join(tempDir(), 'db.sqlite');
   const store = await openSqliteStore({ file, ...options });
@@ -818,11 +818,11 @@ describe('SQLite commit path: reads during a WAL sync (the durable snapshot)', (
     }
   });
 
-  it('starts the WAL over when the checkpointer reports it long, although snapshots are pinned at every sync', async () => {
-    // Durable writes with a read between each: a snapshot is pinned for every sync. Without the restart
-    // (restartWalFrames out of reach) the WAL only grows; with it, it is written from its start again.
-    const walAfter = async (restartWalFrames: number): Promise<number> => {
-      const { store, file } = await openTestStore({ restartWalFrames });
+  it('starts the WAL over once it has grown past restartWalBytes, although snapshots are pinned at every sync', async () => {
+    // Durable writes with reads beside them: a snapshot is pinned for every sync. Without the restart
+    // (restartWalBytes out of reach) the WAL only grows; with it, it is written from its start again.
+    const walAfter = async (restartWalBytes: number): Promise<number> => {
+      const { store, file } = await openTestStore({ restartWalBytes });
       const checkpointer = store.startCheckpointer({ intervalMs: 5 });
       try {
         // Writers one after the other, the next batch always under way during a sync (as under load).
@@ -844,12 +844,40 @@ describe('SQLite commit path: reads during a WAL sync (the durable snapshot)', (
       }
     };
     const pageSize = 4096;
-    const grown = await walAfter(1_000_000);
-    const restarted = await walAfter(20);
+    const grown = await walAfter(2 ** 40);
+    const restarted = await walAfter(20 * pageSize);
     // 4,000 writes: about 1,000-1,300 frames written without a restart (4.3-5.4 MB), 160-270 with it.
     expect(grown).toBeGreaterThan(600 * pageSize);
     expect(restarted).toBeLessThan(400 * pageSize);
     expect(restarted * 3).toBeLessThan(grown);
+  });
+
+  it('a read whose snapshot SQLite ended fails, and the reads after it during the sync wait for the sync', async () => {
+    const { store } = await openTestStore();
+    try {
+      await store.write((tx) => insert(tx, 1));
+      const held = holdNextSync();
+      const durable = store.write((tx) => insert(tx, 2));
+      await held.syncStarted;
+      // A stand-in for an error that makes SQLite roll the read's transaction back (SQLITE_FULL in a sort).
+      const lost = store.read(async (tx) => {
+        (tx as unknown as { prepare(sql: string): { statement: { run(): void } } }).prepare('COMMIT').statement.run();
+        return tx.all('SELECT v FROM t');
+      });
+      await expect(lost).rejects.toMatchObject({ kind: 'storage', code: 'SNAPSHOT_LOST' });
+      // No snapshot of the durable state is left: the next read waits, rather than read a batch not yet on disk.
+      const next = rows(store);
+      const list = store.writeAlone(listWithNonce(500), early);
+      const states = [settledState(next), settledState(list)];
+      await settle();
+      expect(states.map((st) => st.settled)).toEqual([false, false]);
+      held.release();
+      await durable;
+      expect(await next).toEqual([1, 2]);
+      expect(await list).toEqual([1, 2]);
+    } finally {
+      await closeStore(store);
+    }
   });
 
   it('is refused unless the unit writes last and is relaxed', async () => {

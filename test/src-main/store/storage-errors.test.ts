@@ -19,6 +19,7 @@ describe('storage problems', () => {
       ['SQLITE_BUSY', 'busy'],
       ['BATCH_ROLLED_BACK', 'rolled-back'],
       ['BATCH_ABORTED', 'aborted'],
+      ['SNAPSHOT_LOST', 'read-lost'],
       ['WRITE_NOT_LAST', undefined],
       ['SQLITE_CONSTRAINT_UNIQUE', undefined],
     ];
@@ -29,6 +30,7 @@ describe('storage problems', () => {
     for (const [code, words] of [
       ['BATCH_ABORTED', /another request sharing the same commit failed/],
       ['BATCH_ROLLED_BACK', /rolled the commit back after a disk or I\/O error/],
+      ['SNAPSHOT_LOST', /ended a read after a disk or I\/O error/],
     ] as const) {
       const answer = toAppError(new StoreError('storage', code, 'internal detail'));
       expect(answer.code).toBe(ErrorCode.STORAGE_UNAVAILABLE);
