@@ -681,8 +681,13 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
    */
   function walOutgrown(): boolean {
     if (walFile === null) return false;
-    walFd ??= fs.openSync(walFile, 'r+');
-    return fs.fstatSync(walFd).size > restartWalBytes;
+    try {
+      walFd ??= fs.openSync(walFile, 'r+');
+      return fs.fstatSync(walFd).size > restartWalBytes;
+    } catch {
+      // Not worth failing a batch for: the sync opens the same file and reports what is wrong.
+      return false;
+    }
   }
 
   function startWalOver(): void {
