@@ -846,7 +846,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       const syncs = needsSync(batch);
       // A snapshot for the sync to come, while reads come (under writes alone the WAL starts over as it always did).
       const pin = syncs && performance.now() - snapshotWantedAt < SNAPSHOT_DEMAND_MS;
-      restartWal = pin && walOutgrown();
+      // Also under writes alone: the writer's own automatic checkpoint waits for twice the size (SAFETY_NET_FRAMES).
+      restartWal = syncs && walOutgrown();
       if (pin && !restartWal) pinDurableSnapshot();
       commit.run();
       commits++;
