@@ -831,8 +831,12 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       await runUnits(units);
       // Units that arrive while the batch before syncs join this one as they come (a read's nonce is answered then).
       while (before && !before.settled) {
-        // Units already queued (from a microtask since the last run) are run without waiting for another.
-        const arrival = new Promise<'arrived'>((resolve) => (pending.length > 0 ? resolve('arrived') : (arrived = () => resolve('arrived'))));
+        // Units already queued (from a microtask since the last run) are run without waiting for another, unless the
+        // batch is full: then only the end of the sync lets it go on (no turn of the loop for nothing).
+        const full = units.jobs.length - units.answered >= maxBatch;
+        const arrival = full
+          ? new Promise<'arrived'>(() => undefined)
+          : new Promise<'arrived'>((resolve) => (pending.length > 0 ? resolve('arrived') : (arrived = () => resolve('arrived'))));
         const woke = await Promise.race([before.done, arrival]);
         arrived = null;
         if (failed) throw failed;
