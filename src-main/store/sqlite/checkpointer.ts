@@ -15,10 +15,11 @@ import type { Database } from 'better-sqlite3';
 
 /**
  * Frames the service connection lets the WAL reach before checkpointing
- * itself (~128 MiB): above the 64 MiB at which the store starts the WAL over
- * on its own while it keeps read snapshots (sqlite-store.ts, `restartWal`).
+ * itself (~64 MiB). While the store keeps read snapshots it starts the WAL
+ * over itself at about the same size, a few frames before (sqlite-store.ts,
+ * `restartWal`).
  */
-export const SAFETY_NET_FRAMES = 32_768;
+export const SAFETY_NET_FRAMES = 16_384;
 
 // CommonJS, evaluated as the worker's script (no file to ship next to a bundle).
 const WORKER_SOURCE = `

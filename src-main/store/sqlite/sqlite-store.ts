@@ -831,12 +831,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       await runUnits(units);
       // Units that arrive while the batch before syncs join this one as they come (a read's nonce is answered then).
       while (before && !before.settled) {
-        // Units already queued (from a microtask since the last run) are run without waiting for another, unless the
-        // batch is full: then only the end of the sync lets it go on (no turn of the loop for nothing).
+        // A full batch waits for the end of the sync alone (no turn of the loop for units it cannot take).
         const full = units.jobs.length - units.answered >= maxBatch;
-        const arrival = full
-          ? new Promise<'arrived'>(() => undefined)
-          : new Promise<'arrived'>((resolve) => (pending.length > 0 ? resolve('arrived') : (arrived = () => resolve('arrived'))));
+        const arrival = full ? new Promise<'arrived'>(() => undefined) : new Promise<'arrived'>((resolve) => (arrived = () => resolve('arrived')));
         const woke = await Promise.race([before.done, arrival]);
         arrived = null;
         if (failed) throw failed;
@@ -850,8 +847,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       const syncs = needsSync(batch);
       // A snapshot for the sync to come, while reads come (under writes alone the WAL starts over as it always did).
       const pin = syncs && performance.now() - snapshotWantedAt < SNAPSHOT_DEMAND_MS;
-      // Also under writes alone: the writer's own automatic checkpoint waits for twice the size (SAFETY_NET_FRAMES).
-      restartWal = syncs && walOutgrown();
+      // Only while it pins: under writes alone the writer's own automatic checkpoint starts the WAL over as always.
+      restartWal = pin && walOutgrown();
       if (pin && !restartWal) pinDurableSnapshot();
       commit.run();
       commits++;
