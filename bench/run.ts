@@ -634,12 +634,11 @@ interface OpenLoopWritesRow {
  * commits it does not need. Every serve target (this checkout, --serve-from)
  * once per round, A B A B…
  */
-async function openLoopWritesSection(targets: Target[]): Promise<OpenLoopWritesRow[]> {
+async function openLoopWritesSection(targets: Target[], writeGroup: Group): Promise<OpenLoopWritesRow[]> {
   const rows: OpenLoopWritesRow[] = [];
   for (let round = 1; round <= rounds; round++) {
     for (const target of targets) {
       const nextList = roundRobin(target.manifest.merchant_credentials);
-      const nextBuy = roundRobin(target.manifest.merchant_credentials);
       const listSpec = {
         method: 'POST' as const,
         path: merchantPath('orderQueryList'),
@@ -654,19 +653,9 @@ async function openLoopWritesSection(targets: Target[]): Promise<OpenLoopWritesR
         // Unmeasured first: statements prepared, pages warm, every merchant verified once.
         await runOpenLoop({ ...listSpec, url: child!.url, durationSeconds: Math.min(1, openLoopDuration) });
         await probe(child!);
-        const writes = runLoad({
-          url: child!.url,
-          method: 'POST',
-          path: merchantPath('createOrder'),
-          headers: json,
-          build: () => {
-            const merchant = nextBuy();
-            return signedBody(merchant, buyBody(merchant));
-          },
-          checkBody: isSuccess,
-          connections: openLoopWriters,
-          durationSeconds: openLoopDuration,
-        });
+        const writeSpec = await writeGroup.request(target.manifest, child!.url);
+        if ('skip' in writeSpec) throw new Error(`open-loop-writes: ${writeGroup.name} skipped (${writeSpec.skip})`);
+        const writes = runLoad({ ...writeSpec, url: child!.url, connections: openLoopWriters, durationSeconds: openLoopDuration });
         const list = await runOpenLoop({ ...listSpec, url: child!.url });
         const w = await writes;
         const p = await probe(child!);
@@ -874,7 +863,10 @@ async function main(): Promise<void> {
 
     // Only when asked for by name: --only open-loop-writes.
     const openLoopWrites = only?.has('open-loop-writes')
-      ? await openLoopWritesSection(targetsFor(GROUPS[0]!).filter((t) => t.kind === 'serve' && !t.name.includes('×2')))
+      ? await openLoopWritesSection(
+          targetsFor(GROUPS[0]!).filter((t) => t.kind === 'serve' && !t.name.includes('×2')),
+          GROUPS[0]!,
+        )
       : undefined;
 
     const report = buildReport({ startedAt, self, others, measurements, openLoop, openLoopWrites, rss, tsxListenMs, manifest });
