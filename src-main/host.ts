@@ -17,14 +17,14 @@ import type { SqliteStore } from './store/sqlite/sqlite-store';
 
 export interface HostRuntime {
   background: BackgroundWork;
-  checkpointer: Checkpointer | null;
+  checkpointer: Pick<Checkpointer, 'stop'> | null;
 }
 
 export interface HostRuntimeOptions {
   onError(source: 'background work' | 'checkpoint', message: string): void;
   /** Tests replace the pieces. */
   startBackgroundWork?(service: MerchantConsoleService, options: BackgroundWorkOptions): BackgroundWork;
-  startCheckpointer?(store: SqliteStore, options: { onError: (message: string) => void }): Checkpointer;
+  startCheckpointer?(store: SqliteStore, options: { onError: (message: string) => void }): Pick<Checkpointer, 'stop'>;
 }
 
 /** What the host's listener step started: the listener (null: none runs) and where it is reached, for the lock's description. */

@@ -74,10 +74,13 @@ export function createCallbackDispatcher(deps: CallbackDispatcherDeps, options: 
   let attemptsMade = 0;
 
   async function attempt(delivery: CallbackDeliveryRow, signal: AbortSignal): Promise<void> {
-    const { merchant, policy } = await store.read(async (tx) => ({
-      merchant: (await deps.merchants.findById(tx, delivery.merchant_id))!,
-      policy: await deps.callbackPolicy(tx),
-    }));
+    const { merchant, policy } = await store.read(
+      async (tx) => ({
+        merchant: (await deps.merchants.findById(tx, delivery.merchant_id))!,
+        policy: await deps.callbackPolicy(tx),
+      }),
+      { background: true },
+    );
     let outcome: AttemptOutcome;
     if (!merchant.callback_url) {
       outcome = { url: '', httpStatus: null, latencyMs: 0, excerpt: '', error: 'the merchant has no callback_url', acknowledged: false };
@@ -196,7 +199,7 @@ export function createCallbackDispatcher(deps: CallbackDispatcherDeps, options: 
     },
 
     nextDue(): Promise<number | null> {
-      return store.read((tx) => deps.callbackRepo.nextDue(tx));
+      return store.read((tx) => deps.callbackRepo.nextDue(tx), { background: true });
     },
   };
 }

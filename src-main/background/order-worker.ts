@@ -66,10 +66,13 @@ export function createOrderWorker(deps: OrderWorkerDeps) {
   }
 
   async function runJob(job: OrderJobRow): Promise<void> {
-    const { order, channel } = await store.read(async (tx) => {
-      const o = (await orders.findById(tx, job.order_id))!;
-      return { order: o, channel: (await channels.findById(tx, o.channel_id))! };
-    });
+    const { order, channel } = await store.read(
+      async (tx) => {
+        const o = (await orders.findById(tx, job.order_id))!;
+        return { order: o, channel: (await channels.findById(tx, o.channel_id))! };
+      },
+      { background: true },
+    );
     const expected = { start_payout: 'pending', settle: 'paid', complete_payout: 'confirmed' } as const;
     if (order.status !== expected[job.kind]) {
       await store.write((tx) => jobs.deleteClaimedJob(tx, job.id, instanceId));
@@ -147,7 +150,7 @@ export function createOrderWorker(deps: OrderWorkerDeps) {
         if (job === null) return expiry;
         if (expiry === null) return job;
         return Math.min(job, expiry);
-      });
+      }, { background: true });
     },
   };
 }

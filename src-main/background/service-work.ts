@@ -113,7 +113,7 @@ export function createServiceWork(deps: ServiceWorkDeps) {
      */
     async runDue(options: { callbacksOfOrder?: number } = {}): Promise<WorkReport> {
       // Expired approval requests first: a withdrawal's held funds are free again before anything else runs.
-      const expiry = await deps.store.read((tx) => deps.approvals.nextExpiry(tx));
+      const expiry = await deps.store.read((tx) => deps.approvals.nextExpiry(tx), { background: true });
       if (expiry !== null && expiry <= deps.clock.now()) while ((await deps.store.write((tx) => deps.approvals.expireDue(tx))) > 0);
       const orderReport = await runOrders();
       const callbackAttempts = await callbacks.runDue(options.callbacksOfOrder);
@@ -122,7 +122,7 @@ export function createServiceWork(deps: ServiceWorkDeps) {
 
     /** Earliest due time of stored work (Unix seconds), or null when nothing is scheduled. */
     async nextDue(): Promise<number | null> {
-      const approvalExpiry = await deps.store.read((tx) => deps.approvals.nextExpiry(tx));
+      const approvalExpiry = await deps.store.read((tx) => deps.approvals.nextExpiry(tx), { background: true });
       const times = [await orders.nextDue(), await callbacks.nextDue(), approvalExpiry].filter((t): t is number => t !== null);
       return times.length ? Math.min(...times) : null;
     },

@@ -53,7 +53,7 @@ export interface DesktopOptions {
   /** Expiry, payouts, settlement, housekeeping; default: the service's own background work (as in `serve`, host.ts). */
   startBackgroundWork?(service: MerchantConsoleService, options: BackgroundWorkOptions): BackgroundWork;
   /** WAL checkpoints off the main thread; default: the same worker as `serve` (store/sqlite/checkpointer.ts). */
-  startCheckpointer?(store: SqliteStore, options: { onError: (message: string) => void }): Checkpointer;
+  startCheckpointer?(store: SqliteStore, options: { onError: (message: string) => void }): Pick<Checkpointer, 'stop'>;
 }
 
 export type DesktopState = 'starting' | 'running' | 'stopping' | 'stopped' | 'failed' | 'secondary';

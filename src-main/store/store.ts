@@ -80,6 +80,19 @@ export interface WriteOptions {
   fromDurableSnapshot?: boolean;
 }
 
+export interface ReadOptions {
+  /**
+   * A read of work the service does on its own (its timers: due work,
+   * deliveries), which no client waits for. SQLite: it does not make the
+   * store keep the last durable state for reads during WAL syncs (a
+   * snapshot pinned at every durable commit, which costs every commit and
+   * keeps the WAL from starting over); during a sync it waits for the sync
+   * instead (docs/decisions.md, "Reads during a WAL sync"). What it reads
+   * is the same. PostgreSQL: no effect.
+   */
+  background?: boolean;
+}
+
 export interface StoreStats {
   /** Units of work committed, and commits that carried them (SQLite: group commit makes these differ). */
   writes: number;
@@ -95,7 +108,7 @@ export interface Store {
   /** Where the data lives, for messages (a file path, or host/database; never a password). */
   readonly location: string;
   /** A consistent read-only snapshot for the whole of fn. */
-  read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T>;
+  read<T>(fn: (tx: ReadTx) => Promise<T>, options?: ReadOptions): Promise<T>;
   /**
    * Runs fn atomically and resolves once its commit is durable (unless
    * `durable: false`). A throw rolls back everything fn wrote.

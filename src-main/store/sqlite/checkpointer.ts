@@ -7,7 +7,8 @@
  * connection in a worker runs PASSIVE checkpoints every `intervalMs`, which
  * never block the writer; the service connection's own automatic
  * checkpoint stays on at a higher threshold as a safety net, should the
- * worker stall.
+ * worker stall. The store asks for one at once (`checkpointNow`) when the
+ * WAL is to start over (sqlite-store.ts, `restartWal`).
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -15,11 +16,11 @@ import type { Database } from 'better-sqlite3';
 
 /**
  * Frames the service connection lets the WAL reach before checkpointing
- * itself (~64 MiB). While the store keeps read snapshots it starts the WAL
- * over itself at about the same size, a few frames before (sqlite-store.ts,
- * `restartWal`).
+ * itself, on the event loop (~256 MiB). The store has the worker start the
+ * WAL over at 64 MiB (sqlite-store.ts, `restartWal`): this is only for a
+ * worker that has stalled.
  */
-export const SAFETY_NET_FRAMES = 16_384;
+export const SAFETY_NET_FRAMES = 65_536;
 
 // CommonJS, evaluated as the worker's script (no file to ship next to a bundle).
 const WORKER_SOURCE = `
@@ -28,15 +29,22 @@ const Database = require(workerData.module);
 const db = new Database(workerData.file, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
 db.pragma('busy_timeout = 1000');
 let checkpoints = 0;
-const timer = setInterval(() => {
+function checkpoint() {
   try {
     db.pragma('wal_checkpoint(PASSIVE)');
     checkpoints++;
+    return true;
   } catch (err) {
     parentPort.postMessage({ error: String((err && err.message) || err) });
+    return false;
   }
-}, workerData.intervalMs);
+}
+const timer = setInterval(checkpoint, workerData.intervalMs);
 parentPort.on('message', (message) => {
+  if (message && message.now !== undefined) {
+    parentPort.postMessage({ done: message.now, ok: checkpoint() });
+    return;
+  }
   if (message !== 'stop') return;
   clearInterval(timer);
   db.close();
@@ -46,6 +54,12 @@ parentPort.on('message', (message) => {
 `;
 
 export interface Checkpointer {
+  /**
+   * A checkpoint at once, on the worker: resolves true once it has run,
+   * false if it failed (told to onError too), the worker stopped, or
+   * nothing came back within timeoutMs (a stalled disk). Never rejects.
+   */
+  checkpointNow(timeoutMs: number): Promise<boolean>;
   /** Stops the worker after its current checkpoint; resolves with how many it ran. */
   stop(): Promise<number>;
 }
@@ -62,11 +76,32 @@ export function startCheckpointer(
   worker.unref();
   db.pragma(`wal_autocheckpoint = ${SAFETY_NET_FRAMES}`);
   let stopped: Promise<number> | undefined;
-  worker.on('message', (m: { error?: string }) => {
+  /** checkpointNow calls waiting for their checkpoint, by number. */
+  const waiting = new Map<number, (ok: boolean) => void>();
+  let asked = 0;
+  const answer = (id: number, ok: boolean) => {
+    waiting.get(id)?.(ok);
+    waiting.delete(id);
+  };
+  worker.on('message', (m: { error?: string; done?: number; ok?: boolean }) => {
     if (m.error) options.onError?.(m.error);
+    if (m.done !== undefined) answer(m.done, m.ok === true);
   });
   worker.on('error', (err) => options.onError?.(err.message));
+  worker.once('exit', () => [...waiting.keys()].forEach((id) => answer(id, false)));
   return {
+    checkpointNow(timeoutMs) {
+      if (stopped) return Promise.resolve(false);
+      const id = ++asked;
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => answer(id, false), timeoutMs);
+        waiting.set(id, (ok) => {
+          clearTimeout(timer);
+          resolve(ok);
+        });
+        worker.postMessage({ now: id });
+      });
+    },
     stop() {
       stopped ??= new Promise<number>((resolve) => {
         worker.on('message', (m: { stopped?: boolean; checkpoints?: number }) => {
@@ -75,6 +110,7 @@ export function startCheckpointer(
         worker.once('exit', () => resolve(0));
         worker.postMessage('stop');
       }).finally(() => {
+        [...waiting.keys()].forEach((id) => answer(id, false));
         // Back to SQLite's default on this connection (its close checkpoints anyway).
         if (db.open) db.pragma('wal_autocheckpoint = 1000');
       });

@@ -43,6 +43,7 @@ import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import {
   StoreError,
   type MigrationTx,
+  type ReadOptions,
   type ReadTx,
   type SqlParams,
   type Store,
@@ -65,7 +66,7 @@ export interface SqliteStoreOptions {
   targetVersion?: number;
   /** Largest group-commit batch. */
   maxBatch?: number;
-  /** Bytes of WAL at which the store starts it over while it keeps read snapshots (`restartWal`; tests: fewer). */
+  /** Bytes of WAL past which the store starts it over (`restartWal`; tests: fewer). */
   restartWalBytes?: number;
   /** Longest stretch (ms) a batch runs its units before letting the event loop do other work (default 1). */
   yieldAfterMs?: number;
@@ -83,7 +84,11 @@ export interface SqliteStoreOptions {
  * Tests only: wraps the WAL sync of every durable batch (hold it open, make
  * it fail). Module-wide so tests can reach stores that services open.
  */
-export const sqliteTestHooks: { syncWal?: ((sync: () => Promise<void>) => Promise<void>) | undefined } = {};
+export const sqliteTestHooks: {
+  syncWal?: ((sync: () => Promise<void>) => Promise<void>) | undefined;
+  /** The store starts the WAL over: by the checkpoint worker, or (no worker running) on the event loop. */
+  walRestart?: ((by: 'worker' | 'event loop') => void) | undefined;
+} = {};
 
 export interface SqliteStore extends Store {
   readonly dialect: 'sqlite';
@@ -393,8 +398,18 @@ const SETTLED: InFlight = { settled: true, done: Promise.resolve() };
  */
 const SNAPSHOT_DEMAND_MS = 1000;
 
-/** Bytes of WAL (64 MiB) past which the store starts it over itself while it keeps read snapshots (`restartWal`). */
+/** Bytes of WAL (64 MiB) past which the store starts it over itself (`restartWal`). */
 const RESTART_WAL_BYTES = 64 * 2 ** 20;
+
+/**
+ * How long the next batch waits for the worker's checkpoint that lets the
+ * WAL start over; how long after a checkpoint that did not come back the
+ * store tries again; and how long after one that did, but a read's
+ * snapshot kept the WAL from starting over.
+ */
+const RESTART_WAIT_MS = 1000;
+const RESTART_RETRY_AFTER_FAILURE_MS = 5000;
+const RESTART_RETRY_MS = 100;
 
 /** How long a batch waits for the write lock another connection holds (SQLite's busy_timeout before). */
 const WRITE_LOCK_TIMEOUT_MS = 5000;
@@ -559,6 +574,14 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   const restartWalBytes = options.restartWalBytes ?? RESTART_WAL_BYTES;
   /** The checkpointer's onError: where a failed checkpoint of startWalOver is told too. */
   let checkpointError: ((message: string) => void) | undefined;
+  /** The checkpoint worker while it runs: it starts the WAL over for the store (`restartWal`). */
+  let checkpointer: Checkpointer | null = null;
+  /** Settles once the worker's checkpoint asked for by the last commit has run (or not): the next batch begins after it. */
+  let walRestart: Promise<void> | null = null;
+  /** No new try to start the WAL over before then (performance.now()). */
+  let restartNotBefore = 0;
+  /** After a checkpoint for a restart: 'next', the next commit starts the WAL over; 'check', the one after sees whether it did. */
+  let restartStep: 'next' | 'check' | null = null;
 
   // The batch's own statements, prepared once (db.exec compiles its text every time).
   const begin = writer.prepare('BEGIN IMMEDIATE');
@@ -665,20 +688,42 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   }
 
   /**
-   * A pinned snapshot keeps every checkpoint from copying back the frames
-   * after it, and SQLite writes the WAL from its start again only after a
-   * checkpoint that copied every frame, taken between a commit and the next
-   * batch's BEGIN (what the writer's automatic checkpoint does inside
-   * COMMIT). With a snapshot pinned at every durable commit that never
-   * happens, and the WAL grew without end (720 MiB in 5 s of writes, each
-   * commit then trying a checkpoint of its own on the event loop). So once
-   * the WAL has grown past restartWalBytes (journal_size_limit cuts it back
-   * to that size whenever it starts over, so its size says so), the next
-   * durable commit pins nothing and checkpoints right after (most frames
-   * are copied back by the worker already; it syncs, as the automatic
-   * checkpoint did every 64 MiB before): the batch after it writes the WAL
-   * from its start.
+   * SQLite writes the WAL from its start again only at a commit whose
+   * transaction began after a checkpoint had copied every frame, and while
+   * no reader holds a snapshot that uses the WAL. Under load the next
+   * batch begins right after a commit, so the worker's checkpoints, every
+   * 200 ms, hardly ever fall in between, and a snapshot pinned at every
+   * durable commit rules it out (the WAL grew without end: 720 MiB in 5 s).
+   * The writer's own automatic checkpoint inside COMMIT did it, on the event
+   * loop, with two fsyncs there (4-6 ms; a disk stall held every request
+   * that long). So once the WAL has grown past restartWalBytes
+   * (journal_size_limit cuts it back to that size whenever it starts over,
+   * so its size says so), the commit pins nothing, the worker checkpoints
+   * at once, and the next batch begins only after that (its units may
+   * gather meanwhile; the event loop runs on): it writes the WAL from its
+   * start. Without a worker, the store checkpoints on the event loop right
+   * after the commit, and only while it pins (else the automatic checkpoint
+   * does). What stays on the event loop: that batch's fsync of the new WAL
+   * header, which SQLite needs before frames overwrite the old ones.
    */
+  function restartWanted(pinning: boolean): boolean {
+    if (restartStep === 'next') {
+      // Its transaction began after the checkpoint: this commit writes the WAL from its start.
+      restartStep = 'check';
+      return false;
+    }
+    if (checkpointer === null ? !pinning : performance.now() < restartNotBefore) return false;
+    const outgrown = walOutgrown();
+    if (outgrown && restartStep === 'check') {
+      // It did not start over (a read's snapshot used the WAL then): not at every commit.
+      restartNotBefore = performance.now() + RESTART_RETRY_MS;
+      restartStep = null;
+      return false;
+    }
+    restartStep = null;
+    return outgrown;
+  }
+
   function walOutgrown(): boolean {
     if (walFile === null) return false;
     try {
@@ -691,8 +736,20 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   }
 
   function startWalOver(): void {
+    if (checkpointer !== null) {
+      sqliteTestHooks.walRestart?.('worker');
+      walRestart = checkpointer.checkpointNow(RESTART_WAIT_MS).then((ok) => {
+        if (ok) restartStep = 'next';
+        // Not copied back (a stalled disk, a failure): writes go on and the WAL grows until a later try.
+        else restartNotBefore = performance.now() + RESTART_RETRY_AFTER_FAILURE_MS;
+        walRestart = null;
+      });
+      return;
+    }
+    sqliteTestHooks.walRestart?.('event loop');
     try {
       writer.pragma('wal_checkpoint(PASSIVE)');
+      restartStep = 'next';
     } catch (err) {
       // Committed already: the batch is unaffected, and the next durable commit asks again.
       checkpointError?.(String((err as Error)?.message ?? err));
@@ -827,6 +884,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     const units: BatchUnits = { jobs: batch, outcomes: [], answered: 0, durableRan: false };
     let restartWal = false;
     try {
+      // The WAL starts over at this batch's commit if the worker has copied back every frame before it begins.
+      if (walRestart) await walRestart;
+      if (failed) throw failed;
       await beginWrite();
       await runUnits(units);
       // Units that arrive while the batch before syncs join this one as they come (a read's nonce is answered then).
@@ -845,10 +905,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       // However its units ended: nothing commits on top of a batch whose sync failed.
       if (failed) throw failed;
       const syncs = needsSync(batch);
-      // A snapshot for the sync to come, while reads come (under writes alone the WAL starts over as it always did).
+      // A snapshot for the sync to come, while reads come.
       const pin = syncs && performance.now() - snapshotWantedAt < SNAPSHOT_DEMAND_MS;
-      // Only while it pins: under writes alone the writer's own automatic checkpoint starts the WAL over as always.
-      restartWal = pin && walOutgrown();
+      restartWal = restartWanted(pin);
       if (pin && !restartWal) pinDurableSnapshot();
       commit.run();
       commits++;
@@ -974,10 +1033,11 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     location: options.file,
     stats,
 
-    read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {
+    read<T>(fn: (tx: ReadTx) => Promise<T>, readOptions: ReadOptions = {}): Promise<T> {
       if (failed) return Promise.reject(failed);
       if (closed) return Promise.reject(new StoreError('unavailable', 'STORE_CLOSED', 'the store is closed'));
-      snapshotWantedAt = performance.now();
+      // The service's own timers read every second: counted, they would keep a snapshot pinned at every commit.
+      if (readOptions.background !== true) snapshotWantedAt = performance.now();
       const run = async (): Promise<T> => {
         // A snapshot with everything acknowledged and nothing not yet durable (enterSnapshot), or wait for one:
         // for the sync under way (or for nothing, if it fails), or for an older snapshot's last user.
@@ -1038,7 +1098,15 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
 
     startCheckpointer(checkpointOptions = {}) {
       checkpointError = checkpointOptions.onError;
-      return startCheckpointer(writer, { ...checkpointOptions, nativeBinding: options.nativeBinding });
+      const started = startCheckpointer(writer, { ...checkpointOptions, nativeBinding: options.nativeBinding });
+      checkpointer = started;
+      return {
+        checkpointNow: (timeoutMs) => started.checkpointNow(timeoutMs),
+        stop() {
+          if (checkpointer === started) checkpointer = null;
+          return started.stop();
+        },
+      };
     },
 
     async close(): Promise<void> {

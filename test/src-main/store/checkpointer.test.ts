@@ -39,4 +39,27 @@ describe('checkpointer (WAL checkpoints on a worker thread)', () => {
       await store.close();
     }
   });
+
+  it('checkpoints at once when asked (checkpointNow), and answers false once stopped', async () => {
+    const file = path.join(tempDir(), 'db.sqlite');
+    const store = await openSqliteStore({ file });
+    try {
+      await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)'));
+      const own = new BetterSqlite3(file);
+      own.pragma('wal_checkpoint(TRUNCATE)');
+      own.close();
+      const sizeBefore = fs.statSync(file).size;
+      // Its timer out of the way: only the request can copy anything.
+      const checkpointer = store.startCheckpointer({ intervalMs: 3_600_000 });
+      for (let i = 0; i < 200; i++) await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', ['x'.repeat(500)]));
+      expect(fs.statSync(file).size).toBe(sizeBefore);
+      expect(await checkpointer.checkpointNow(10_000)).toBe(true);
+      expect(fs.statSync(file).size).toBeGreaterThan(sizeBefore + 80_000);
+      expect(await checkpointer.stop()).toBe(1);
+      expect(await checkpointer.checkpointNow(10_000)).toBe(false);
+      expect(await store.read((tx) => tx.get('PRAGMA integrity_check'))).toEqual({ integrity_check: 'ok' });
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -97,6 +97,7 @@ async function diskFullUnit(tx: WriteTx): Promise<never> {
 const releaseAll: (() => void)[] = [];
 afterEach(() => {
   sqliteTestHooks.syncWal = undefined;
+  sqliteTestHooks.walRestart = undefined;
   for (const release of releaseAll.splice(0)) release();
 });
 
@@ -818,9 +819,127 @@ describe('SQLite commit path: reads during a WAL sync (the durable snapshot)', (
     }
   });
 
+  it('background reads (the service\'s own timers) pin no snapshot: after only those, reads during a sync wait for it', async () => {
+    const { store } = await openTestStore();
+    try {
+      await store.write((tx) => insert(tx, 1));
+      await new Promise((r) => setTimeout(r, 1100));
+      // As serve's timers do every second: each reads what is committed, and asks for nothing more.
+      const background = () => store.read(async (tx) => (await tx.all<{ v: number }>('SELECT v FROM t ORDER BY v')).map((r) => r.v), { background: true });
+      expect(await background()).toEqual([1]);
+      const held = holdNextSync();
+      const durable = store.write((tx) => insert(tx, 2));
+      await held.syncStarted;
+      const read = rows(store);
+      const readState = settledState(read);
+      const timerRead = background();
+      const timerReadState = settledState(timerRead);
+      await settle();
+      expect(readState.settled).toBe(false);
+      expect(timerReadState.settled).toBe(false);
+      held.release();
+      await durable;
+      expect(await read).toEqual([1, 2]);
+      expect(await timerRead).toEqual([1, 2]);
+      // The client's read asked for a snapshot: the next sync has one pinned, for it and for a timer's read alike.
+      const heldAgain = holdNextSync();
+      const third = store.write((tx) => insert(tx, 3));
+      await heldAgain.syncStarted;
+      expect(await background()).toEqual([1, 2]);
+      heldAgain.release();
+      await third;
+    } finally {
+      await closeStore(store);
+    }
+  });
+
+  it('the service\'s scheduled work reads in the background: after a pass of it alone, a read during a sync waits for it', async () => {
+    const clock = manualClock(1_800_000_000);
+    const service = await testService({ clock });
+    if (service.store.dialect !== 'sqlite') return;
+    await service.store.write((tx) => tx.run('CREATE TABLE probe (v INTEGER)'));
+    await new Promise((r) => setTimeout(r, 1100));
+    // What serve's timers do every second.
+    await service.work.runDue();
+    await service.work.nextDue();
+    const held = holdNextSync();
+    const durable = service.store.write((tx) => tx.run('INSERT INTO probe (v) VALUES (1)'));
+    await held.syncStarted;
+    const read = service.store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM probe'));
+    const readState = settledState(read);
+    await settle();
+    expect(readState.settled).toBe(false);
+    held.release();
+    await durable;
+    expect(await read).toEqual({ n: 1 });
+  });
+
+  it('with the checkpoint worker, starts the WAL over under writes alone through the worker, never on the event loop', async () => {
+    const walAfter = async (restartWalBytes: number): Promise<{ size: number; restarts: string[] }> => {
+      const restarts: string[] = [];
+      sqliteTestHooks.walRestart = (by) => restarts.push(by);
+      const { store, file } = await openTestStore({ restartWalBytes });
+      // Its own timer out of the way: only the store's requests checkpoint.
+      const checkpointer = store.startCheckpointer({ intervalMs: 3_600_000 });
+      try {
+        // No read for a second: no snapshot is pinned.
+        await new Promise((r) => setTimeout(r, 1100));
+        let next = 1000;
+        const writers = Array.from({ length: 8 }, async () => {
+          for (let i = 0; i < 500; i++) await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [next++]));
+        });
+        await Promise.all(writers);
+        expect(await store.read((tx) => tx.get('SELECT count(*) AS n FROM t'))).toEqual({ n: 4000 });
+        return { size: fs.statSync(`${file}-wal`).size, restarts };
+      } finally {
+        await checkpointer.stop();
+        await closeStore(store);
+      }
+    };
+    const pageSize = 4096;
+    const grown = await walAfter(2 ** 40);
+    const restarted = await walAfter(20 * pageSize);
+    expect(grown.restarts).toEqual([]);
+    expect(restarted.restarts.length).toBeGreaterThan(2);
+    expect(new Set(restarted.restarts)).toEqual(new Set(['worker']));
+    expect(grown.size).toBeGreaterThan(600 * pageSize);
+    expect(restarted.size).toBeLessThan(400 * pageSize);
+  });
+
+  it('without the checkpoint worker, starts the WAL over on the event loop, only while it pins snapshots', async () => {
+    const restarts: string[] = [];
+    sqliteTestHooks.walRestart = (by) => restarts.push(by);
+    const { store, file } = await openTestStore({ restartWalBytes: 20 * 4096 });
+    try {
+      let next = 1000;
+      let writing = true;
+      const writers = Array.from({ length: 8 }, async () => {
+        for (let i = 0; i < 300; i++) await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [next++]));
+      });
+      const reader = (async () => {
+        while (writing) await Promise.all([store.read((tx) => tx.get('SELECT count(*) FROM t')), new Promise((r) => setTimeout(r, 1))]);
+      })();
+      await Promise.all(writers);
+      writing = false;
+      await reader;
+      expect(restarts.length).toBeGreaterThan(0);
+      expect(new Set(restarts)).toEqual(new Set(['event loop']));
+      expect(fs.statSync(`${file}-wal`).size).toBeLessThan(400 * 4096);
+      // Writes alone, no read for a second: the writer's automatic checkpoint (1,000 frames here) does it, not the store.
+      restarts.length = 0;
+      await new Promise((r) => setTimeout(r, 1100));
+      for (let i = 0; i < 300; i++) await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [next++]));
+      expect(restarts).toEqual([]);
+    } finally {
+      await closeStore(store);
+    }
+  });
+
   it('starts the WAL over once it has grown past restartWalBytes, although snapshots are pinned at every sync', async () => {
     // Durable writes with reads beside them: a snapshot is pinned for every sync. Without the restart
     // (restartWalBytes out of reach) the WAL only grows; with it, it is written from its start again.
+    const restarts: string[] = [];
+    sqliteTestHooks.walRestart = (by) => restarts.push(by);
     const walAfter = async (restartWalBytes: number): Promise<number> => {
       const { store, file } = await openTestStore({ restartWalBytes });
       const checkpointer = store.startCheckpointer({ intervalMs: 5 });
@@ -845,7 +964,9 @@ describe('SQLite commit path: reads during a WAL sync (the durable snapshot)', (
     };
     const pageSize = 4096;
     const grown = await walAfter(2 ** 40);
+    expect(restarts).toEqual([]);
     const restarted = await walAfter(20 * pageSize);
+    expect(new Set(restarts)).toEqual(new Set(['worker']));
     // 4,000 writes: about 1,000-1,300 frames written without a restart (4.3-5.4 MB), 160-270 with it.
     expect(grown).toBeGreaterThan(600 * pageSize);
     expect(restarted).toBeLessThan(400 * pageSize);
