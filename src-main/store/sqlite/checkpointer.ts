@@ -29,11 +29,12 @@ const Database = require(workerData.module);
 const db = new Database(workerData.file, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
 db.pragma('busy_timeout = 1000');
 let checkpoints = 0;
+/** True when every frame of the WAL is in the database file now (PASSIVE reports a partial copy, it does not throw). */
 function checkpoint() {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
     checkpoints++;
-    return true;
+    return result.busy === 0 && result.log === result.checkpointed;
   } catch (err) {
     parentPort.postMessage({ error: String((err && err.message) || err) });
     return false;
@@ -55,11 +56,15 @@ parentPort.on('message', (message) => {
 
 export interface Checkpointer {
   /**
-   * A checkpoint at once, on the worker: resolves true once it has run,
-   * false if it failed (told to onError too), the worker stopped, or
-   * nothing came back within timeoutMs (a stalled disk). Never rejects.
+   * A checkpoint at once, on the worker: resolves true once it has copied
+   * every frame of the WAL into the database file, false if it could not
+   * (a reader's snapshot held some back), failed (told to onError too), the
+   * worker is gone, or nothing came back within timeoutMs (a stalled disk).
+   * Never rejects.
    */
   checkpointNow(timeoutMs: number): Promise<boolean>;
+  /** False once stopped, or once the worker has exited on its own (then the connection's automatic checkpoint is back at SQLite's default). */
+  readonly running: boolean;
   /** Stops the worker after its current checkpoint; resolves with how many it ran. */
   stop(): Promise<number>;
 }
@@ -88,10 +93,19 @@ export function startCheckpointer(
     if (m.done !== undefined) answer(m.done, m.ok === true);
   });
   worker.on('error', (err) => options.onError?.(err.message));
-  worker.once('exit', () => [...waiting.keys()].forEach((id) => answer(id, false)));
+  let exited = false;
+  worker.once('exit', () => {
+    exited = true;
+    [...waiting.keys()].forEach((id) => answer(id, false));
+    // Gone without stop() (it failed): the connection checkpoints itself again, as without a worker.
+    if (!stopped && db.open) db.pragma('wal_autocheckpoint = 1000');
+  });
   return {
+    get running() {
+      return !exited && !stopped;
+    },
     checkpointNow(timeoutMs) {
-      if (stopped) return Promise.resolve(false);
+      if (stopped || exited) return Promise.resolve(false);
       const id = ++asked;
       return new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => answer(id, false), timeoutMs);
@@ -104,6 +118,8 @@ export function startCheckpointer(
     },
     stop() {
       stopped ??= new Promise<number>((resolve) => {
+        // Gone already: no answer and no exit is coming.
+        if (exited) return resolve(0);
         worker.on('message', (m: { stopped?: boolean; checkpoints?: number }) => {
           if (m.stopped) resolve(m.checkpoints ?? 0);
         });

@@ -68,6 +68,8 @@ export interface SqliteStoreOptions {
   maxBatch?: number;
   /** Bytes of WAL past which the store starts it over (`restartWal`; tests: fewer). */
   restartWalBytes?: number;
+  /** How long the batch after that commit waits for the checkpoint worker (`restartWal`; tests on a loaded machine: longer). */
+  restartWaitMs?: number;
   /** Longest stretch (ms) a batch runs its units before letting the event loop do other work (default 1). */
   yieldAfterMs?: number;
   /**
@@ -403,13 +405,14 @@ const RESTART_WAL_BYTES = 64 * 2 ** 20;
 
 /**
  * How long the next batch waits for the worker's checkpoint that lets the
- * WAL start over; how long after a checkpoint that did not come back the
- * store tries again; and how long after one that did, but a read's
- * snapshot kept the WAL from starting over.
+ * WAL start over; how long after a try that did not start it over (the
+ * checkpoint did not come back or could not copy everything, or a read's
+ * mark on the WAL kept it from starting over) the store tries again:
+ * doubling from the first to the last while tries keep failing.
  */
 const RESTART_WAIT_MS = 1000;
-const RESTART_RETRY_AFTER_FAILURE_MS = 5000;
-const RESTART_RETRY_MS = 100;
+const RESTART_RETRY_FIRST_MS = 100;
+const RESTART_RETRY_LAST_MS = 5000;
 
 /** How long a batch waits for the write lock another connection holds (SQLite's busy_timeout before). */
 const WRITE_LOCK_TIMEOUT_MS = 5000;
@@ -578,8 +581,10 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   let checkpointer: Checkpointer | null = null;
   /** Settles once the worker's checkpoint asked for by the last commit has run (or not): the next batch begins after it. */
   let walRestart: Promise<void> | null = null;
-  /** No new try to start the WAL over before then (performance.now()). */
+  /** No new try to start the WAL over before then (performance.now()), and how long after a failed try the next one. */
   let restartNotBefore = 0;
+  let restartRetryMs = RESTART_RETRY_FIRST_MS;
+  const restartWaitMs = options.restartWaitMs ?? RESTART_WAIT_MS;
   /** After a checkpoint for a restart: 'next', the next commit starts the WAL over; 'check', the one after sees whether it did. */
   let restartStep: 'next' | 'check' | null = null;
 
@@ -688,9 +693,10 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   }
 
   /**
-   * SQLite writes the WAL from its start again only at a commit whose
-   * transaction began after a checkpoint had copied every frame, and while
-   * no reader holds a snapshot that uses the WAL. Under load the next
+   * SQLite writes the WAL from its start again only at the first write of
+   * a transaction (its commit) that began after a checkpoint had copied
+   * every frame, and while no connection holds a mark on the WAL (a
+   * reader's snapshot; a checkpoint, for a moment). Under load the next
    * batch begins right after a commit, so the worker's checkpoints, every
    * 200 ms, hardly ever fall in between, and a snapshot pinned at every
    * durable commit rules it out (the WAL grew without end: 720 MiB in 5 s).
@@ -712,16 +718,29 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       restartStep = 'check';
       return false;
     }
-    if (checkpointer === null ? !pinning : performance.now() < restartNotBefore) return false;
+    if (workerRunning() ? performance.now() < restartNotBefore : !pinning) return false;
     const outgrown = walOutgrown();
-    if (outgrown && restartStep === 'check') {
-      // It did not start over (a read's snapshot used the WAL then): not at every commit.
-      restartNotBefore = performance.now() + RESTART_RETRY_MS;
-      restartStep = null;
+    const step = restartStep;
+    restartStep = null;
+    if (!outgrown) {
+      if (step === 'check') restartRetryMs = RESTART_RETRY_FIRST_MS;
       return false;
     }
-    restartStep = null;
-    return outgrown;
+    if (step === 'check') {
+      // It did not start over (a read's mark on the WAL then): not at every commit.
+      restartFailed();
+      return false;
+    }
+    return true;
+  }
+
+  function restartFailed(): void {
+    restartNotBefore = performance.now() + restartRetryMs;
+    restartRetryMs = Math.min(restartRetryMs * 2, RESTART_RETRY_LAST_MS);
+  }
+
+  function workerRunning(): boolean {
+    return checkpointer !== null && checkpointer.running;
   }
 
   function walOutgrown(): boolean {
@@ -736,12 +755,12 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   }
 
   function startWalOver(): void {
-    if (checkpointer !== null) {
+    if (checkpointer !== null && checkpointer.running) {
       sqliteTestHooks.walRestart?.('worker');
-      walRestart = checkpointer.checkpointNow(RESTART_WAIT_MS).then((ok) => {
+      walRestart = checkpointer.checkpointNow(restartWaitMs).then((ok) => {
         if (ok) restartStep = 'next';
-        // Not copied back (a stalled disk, a failure): writes go on and the WAL grows until a later try.
-        else restartNotBefore = performance.now() + RESTART_RETRY_AFTER_FAILURE_MS;
+        // Not all copied back (a stalled disk, a reader, a failure): writes go on, the WAL grows until a later try.
+        else restartFailed();
         walRestart = null;
       });
       return;
@@ -1102,6 +1121,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       checkpointer = started;
       return {
         checkpointNow: (timeoutMs) => started.checkpointNow(timeoutMs),
+        get running() {
+          return started.running;
+        },
         stop() {
           if (checkpointer === started) checkpointer = null;
           return started.stop();

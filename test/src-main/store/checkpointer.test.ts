@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { SAFETY_NET_FRAMES } from '../../../src-main/store/sqlite/checkpointer';
+import { SAFETY_NET_FRAMES, startCheckpointer } from '../../../src-main/store/sqlite/checkpointer';
 import { openSqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
 import type { WriteTx } from '../../../src-main/store/store';
 import { tempDir } from '../../support/temp-dir';
@@ -51,15 +51,41 @@ describe('checkpointer (WAL checkpoints on a worker thread)', () => {
       const sizeBefore = fs.statSync(file).size;
       // Its timer out of the way: only the request can copy anything.
       const checkpointer = store.startCheckpointer({ intervalMs: 3_600_000 });
+      expect(checkpointer.running).toBe(true);
       for (let i = 0; i < 200; i++) await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', ['x'.repeat(500)]));
       expect(fs.statSync(file).size).toBe(sizeBefore);
       expect(await checkpointer.checkpointNow(10_000)).toBe(true);
       expect(fs.statSync(file).size).toBeGreaterThan(sizeBefore + 80_000);
       expect(await checkpointer.stop()).toBe(1);
+      expect(checkpointer.running).toBe(false);
       expect(await checkpointer.checkpointNow(10_000)).toBe(false);
       expect(await store.read((tx) => tx.get('PRAGMA integrity_check'))).toEqual({ integrity_check: 'ok' });
     } finally {
       await store.close();
+    }
+  });
+
+  it('a worker that could not start is not running: asked for a checkpoint it answers false at once, and the connection checkpoints itself again', async () => {
+    const file = path.join(tempDir(), 'db.sqlite');
+    const db = new BetterSqlite3(file);
+    db.pragma('journal_mode = WAL');
+    try {
+      const errors: string[] = [];
+      const checkpointer = startCheckpointer(db, { nativeBinding: path.join(tempDir(), 'missing.node'), onError: (m) => errors.push(m) });
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(SAFETY_NET_FRAMES);
+      const until = Date.now() + 10_000;
+      while (checkpointer.running) {
+        if (Date.now() > until) throw new Error('the worker did not exit');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(errors.length).toBeGreaterThan(0);
+      const asked = performance.now();
+      expect(await checkpointer.checkpointNow(10_000)).toBe(false);
+      expect(performance.now() - asked).toBeLessThan(1000);
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+      expect(await checkpointer.stop()).toBe(0);
+    } finally {
+      db.close();
     }
   });
 });
