@@ -701,7 +701,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
    * 200 ms, hardly ever fall in between, and a snapshot pinned at every
    * durable commit rules it out (the WAL grew without end: 720 MiB in 5 s).
    * The writer's own automatic checkpoint inside COMMIT did it, on the event
-   * loop, with two fsyncs there (4-6 ms; a disk stall held every request
+   * loop, with two fsyncs there (5-8 ms; a disk stall held every request
    * that long). So once the WAL has grown past restartWalBytes
    * (journal_size_limit cuts it back to that size whenever it starts over,
    * so its size says so), the commit pins nothing, the worker checkpoints
@@ -755,7 +755,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   }
 
   function startWalOver(): void {
-    if (checkpointer !== null && checkpointer.running) {
+    if (checkpointer !== null && workerRunning()) {
       sqliteTestHooks.walRestart?.('worker');
       walRestart = checkpointer.checkpointNow(restartWaitMs).then((ok) => {
         if (ok) restartStep = 'next';
