@@ -502,6 +502,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   const yieldAfterMs = options.yieldAfterMs ?? 1;
   /** The WAL file to sync after a durable commit (null: an in-memory database, nothing to sync). */
   let walFile: string | null = null;
+  const restartWalBytes = options.restartWalBytes ?? RESTART_WAL_BYTES;
   let writer: Database;
   try {
     // Owner-only (pay tokens, sealed secrets): created 0600 before SQLite opens it, so its side files are too.
@@ -536,7 +537,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     // Absolute: the sync opens it later, whatever the working directory is then.
     walFile = wal ? `${path.resolve(writer.name)}-wal` : null;
     // Each time the WAL starts over it is cut back to this size, so that its size tells how much it holds (`restartWal`).
-    writer.pragma(`journal_size_limit = ${options.restartWalBytes ?? RESTART_WAL_BYTES}`);
+    writer.pragma(`journal_size_limit = ${restartWalBytes}`);
     reader = openConnection(options.file, { readonly: true, nativeBinding: options.nativeBinding });
     applyPragmas(reader);
   } catch (err) {
@@ -574,7 +575,6 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   let pinned = false;
   /** When a read unit or a unit of fromDurableSnapshot last came: a snapshot is pinned for a sync only while they do. */
   let snapshotWantedAt = Number.NEGATIVE_INFINITY;
-  const restartWalBytes = options.restartWalBytes ?? RESTART_WAL_BYTES;
   /** The checkpointer's onError: where a failed checkpoint of startWalOver is told too. */
   let checkpointError: ((message: string) => void) | undefined;
   /** The checkpoint worker while it runs: it starts the WAL over for the store (`restartWal`). */
@@ -718,7 +718,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       restartStep = 'check';
       return false;
     }
-    if (workerRunning() ? performance.now() < restartNotBefore : !pinning) return false;
+    if (runningWorker() ? performance.now() < restartNotBefore : !pinning) return false;
     const outgrown = walOutgrown();
     const step = restartStep;
     restartStep = null;
@@ -739,8 +739,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     restartRetryMs = Math.min(restartRetryMs * 2, RESTART_RETRY_LAST_MS);
   }
 
-  function workerRunning(): boolean {
-    return checkpointer !== null && checkpointer.running;
+  /** The checkpoint worker, unless none was started, it was stopped, or it has exited on its own. */
+  function runningWorker(): Checkpointer | null {
+    return checkpointer?.running ? checkpointer : null;
   }
 
   function walOutgrown(): boolean {
@@ -755,9 +756,10 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   }
 
   function startWalOver(): void {
-    if (checkpointer !== null && workerRunning()) {
+    const worker = runningWorker();
+    if (worker) {
       sqliteTestHooks.walRestart?.('worker');
-      walRestart = checkpointer.checkpointNow(restartWaitMs).then((ok) => {
+      walRestart = worker.checkpointNow(restartWaitMs).then((ok) => {
         if (ok) restartStep = 'next';
         // Not all copied back (a stalled disk, a reader, a failure): writes go on, the WAL grows until a later try.
         else restartFailed();

@@ -3,26 +3,35 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SAFETY_NET_FRAMES, startCheckpointer } from '../../../src-main/store/sqlite/checkpointer';
-import { openSqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
+import { openSqliteStore, type SqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
 import type { WriteTx } from '../../../src-main/store/store';
 import { tempDir } from '../../support/temp-dir';
 
 const autocheckpoint = async (tx: WriteTx) => (await tx.get<{ wal_autocheckpoint: number }>('PRAGMA wal_autocheckpoint'))!.wal_autocheckpoint;
 
+/** A store with a table and an empty WAL (checkpointed by a connection of our own: the store's writer checkpoints only at its threshold). */
+async function storeWithEmptyWal(): Promise<{ file: string; store: SqliteStore; sizeBefore: number }> {
+  const file = path.join(tempDir(), 'db.sqlite');
+  const store = await openSqliteStore({ file });
+  await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)'));
+  const own = new BetterSqlite3(file);
+  own.pragma('wal_checkpoint(TRUNCATE)');
+  own.close();
+  return { file, store, sizeBefore: fs.statSync(file).size };
+}
+
+/** 200 rows of 500 bytes: about 100 KB in the WAL. */
+async function insertRows(store: SqliteStore): Promise<void> {
+  for (let i = 0; i < 200; i++) await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', ['x'.repeat(500)]));
+}
+
 describe('checkpointer (WAL checkpoints on a worker thread)', () => {
   it('moves committed WAL frames into the database file while the store keeps writing, and stops cleanly', async () => {
-    const file = path.join(tempDir(), 'db.sqlite');
-    const store = await openSqliteStore({ file });
+    const { file, store, sizeBefore } = await storeWithEmptyWal();
     try {
-      await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)'));
-      // Start from an empty WAL (checkpointed by a connection of our own: the store's writer checkpoints only at its threshold).
-      const own = new BetterSqlite3(file);
-      own.pragma('wal_checkpoint(TRUNCATE)');
-      own.close();
-      const sizeBefore = fs.statSync(file).size;
       const checkpointer = store.startCheckpointer({ intervalMs: 10 });
       expect(await store.write(autocheckpoint)).toBe(SAFETY_NET_FRAMES);
-      for (let i = 0; i < 200; i++) await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', ['x'.repeat(500)]));
+      await insertRows(store);
       // The writer's threshold is far away, so only the worker can have
       // copied the rows from the WAL into the database file.
       const until = Date.now() + 10_000;
@@ -41,18 +50,12 @@ describe('checkpointer (WAL checkpoints on a worker thread)', () => {
   });
 
   it('checkpoints at once when asked (checkpointNow), and answers false once stopped', async () => {
-    const file = path.join(tempDir(), 'db.sqlite');
-    const store = await openSqliteStore({ file });
+    const { file, store, sizeBefore } = await storeWithEmptyWal();
     try {
-      await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)'));
-      const own = new BetterSqlite3(file);
-      own.pragma('wal_checkpoint(TRUNCATE)');
-      own.close();
-      const sizeBefore = fs.statSync(file).size;
       // Its timer out of the way: only the request can copy anything.
       const checkpointer = store.startCheckpointer({ intervalMs: 3_600_000 });
       expect(checkpointer.running).toBe(true);
-      for (let i = 0; i < 200; i++) await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', ['x'.repeat(500)]));
+      await insertRows(store);
       expect(fs.statSync(file).size).toBe(sizeBefore);
       expect(await checkpointer.checkpointNow(10_000)).toBe(true);
       expect(fs.statSync(file).size).toBeGreaterThan(sizeBefore + 80_000);

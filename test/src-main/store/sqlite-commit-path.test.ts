@@ -131,6 +131,30 @@ async function openTestStore(
 }
 
 const insert = (tx: WriteTx, v: number) => tx.run('INSERT INTO t (v) VALUES (?)', [v]);
+
+let nextValue = 1000;
+/**
+ * `count` durable inserts by `writers` writers one after the other (default 8: the next batch
+ * always under way during a sync, as under load), with `reads` a read loop beside them
+ * (a snapshot is then pinned for every sync).
+ */
+async function writeBesideReads(store: SqliteStore, count: number, options: { writers?: number; reads?: boolean } = {}): Promise<void> {
+  const writers = options.writers ?? 8;
+  let writing = true;
+  const reader = (async () => {
+    while (writing && options.reads) await Promise.all([store.read((tx) => tx.get('SELECT count(*) FROM t')), new Promise((r) => setTimeout(r, 1))]);
+  })();
+  try {
+    await Promise.all(
+      Array.from({ length: writers }, async () => {
+        for (let i = 0; i < count / writers; i++) await store.write((tx) => insert(tx, nextValue++));
+      }),
+    );
+  } finally {
+    writing = false;
+    await reader;
+  }
+}
 const rows = (store: SqliteStore) => store.read(async (tx) => (await tx.all<{ v: number }>('SELECT v FROM t ORDER BY v')).map((r) => r.v));
 
 /** What another connection finds in the file (committed, durable or not). */
@@ -894,11 +918,7 @@ describe('SQLite commit path: reads during a WAL sync (the durable snapshot)', (
       try {
         // No read for a second: no snapshot is pinned.
         await new Promise((r) => setTimeout(r, 1100));
-        let next = 1000;
-        const writers = Array.from({ length: 8 }, async () => {
-          for (let i = 0; i < 500; i++) await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [next++]));
-        });
-        await Promise.all(writers);
+        await writeBesideReads(store, 8 * 500);
         expect(await store.read((tx) => tx.get('SELECT count(*) AS n FROM t'))).toEqual({ n: 4000 });
         return { size: fs.statSync(`${file}-wal`).size, restarts };
       } finally {
@@ -921,24 +941,14 @@ describe('SQLite commit path: reads during a WAL sync (the durable snapshot)', (
     sqliteTestHooks.walRestart = (by) => restarts.push(by);
     const { store, file } = await openTestStore({ restartWalBytes: 20 * 4096 });
     try {
-      let next = 1000;
-      let writing = true;
-      const writers = Array.from({ length: 8 }, async () => {
-        for (let i = 0; i < 300; i++) await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [next++]));
-      });
-      const reader = (async () => {
-        while (writing) await Promise.all([store.read((tx) => tx.get('SELECT count(*) FROM t')), new Promise((r) => setTimeout(r, 1))]);
-      })();
-      await Promise.all(writers);
-      writing = false;
-      await reader;
+      await writeBesideReads(store, 8 * 300, { reads: true });
       expect(restarts.length).toBeGreaterThan(0);
       expect(new Set(restarts)).toEqual(new Set(['event loop']));
       expect(fs.statSync(`${file}-wal`).size).toBeLessThan(400 * 4096);
       // Writes alone, no read for a second: the writer's automatic checkpoint (1,000 frames here) does it, not the store.
       restarts.length = 0;
       await new Promise((r) => setTimeout(r, 1100));
-      for (let i = 0; i < 300; i++) await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [next++]));
+      await writeBesideReads(store, 300, { writers: 1 });
       expect(restarts).toEqual([]);
     } finally {
       await closeStore(store);
@@ -954,18 +964,7 @@ describe('SQLite commit path: reads during a WAL sync (the durable snapshot)', (
       const { store, file } = await openTestStore({ restartWalBytes });
       const checkpointer = store.startCheckpointer({ intervalMs: 5 });
       try {
-        // Writers one after the other, the next batch always under way during a sync (as under load).
-        let next = 1000;
-        let writing = true;
-        const writers = Array.from({ length: 8 }, async () => {
-          for (let i = 0; i < 500; i++) await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [next++]));
-        });
-        const reader = (async () => {
-          while (writing) await Promise.all([store.read((tx) => tx.get('SELECT count(*) FROM t')), new Promise((r) => setTimeout(r, 1))]);
-        })();
-        await Promise.all(writers);
-        writing = false;
-        await reader;
+        await writeBesideReads(store, 8 * 500, { reads: true });
         return fs.statSync(`${file}-wal`).size;
       } finally {
         await checkpointer.stop();
