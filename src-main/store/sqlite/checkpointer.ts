@@ -7,8 +7,10 @@
  * connection in a worker runs PASSIVE checkpoints every `intervalMs`, which
  * never block the writer; the service connection's own automatic
  * checkpoint stays on at a higher threshold as a safety net, should the
- * worker stall. The store asks for one at once (`checkpointNow`) when the
- * WAL is to start over (sqlite-store.ts, `restartWal`).
+ * worker stall. When the WAL is to start over (sqlite-store.ts,
+ * `restartWal`), the store has the worker checkpoint at once and start it
+ * over itself (`startWalOver`), so the new WAL header's fsync and the cut
+ * back to journal_size_limit happen on the worker's thread too.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -25,9 +27,13 @@ export const SAFETY_NET_FRAMES = 65_536;
 // CommonJS, evaluated as the worker's script (no file to ship next to a bundle).
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
 const Database = require(workerData.module);
 const db = new Database(workerData.file, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
 db.pragma('busy_timeout = 1000');
+// The WAL is cut back to the store's limit by the commit that starts it over: this connection's, in startOver.
+if (workerData.journalSizeLimit !== undefined) db.pragma('journal_size_limit = ' + Number(workerData.journalSizeLimit));
+const readVersion = db.prepare('PRAGMA user_version').pluck();
 let checkpoints = 0;
 /** True when every frame of the WAL is in the database file now (PASSIVE reports a partial copy, it does not throw). */
 function checkpoint() {
@@ -40,10 +46,51 @@ function checkpoint() {
     return false;
   }
 }
+/** The WAL header's two salts: SQLite writes new ones whenever the WAL starts over. */
+function walSalts() {
+  let fd;
+  try {
+    fd = fs.openSync(workerData.file + '-wal', 'r');
+    const salts = Buffer.alloc(8);
+    return fs.readSync(fd, salts, 0, 8, 16) === 8 ? salts.toString('hex') : null;
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+/**
+ * A checkpoint that copies every frame back, then a write of this
+ * connection's own: SQLite starts the WAL over at the first write after such
+ * a checkpoint, whichever connection makes it, writing and syncing its new
+ * header here instead of on the store's thread. The write is page 1 with
+ * user_version set to what it is (a change of nothing; read and written in
+ * one transaction, under the write lock). True only if the header is new;
+ * false if the checkpoint could not copy everything, the write lock was
+ * taken, or a reader's mark on the WAL kept SQLite from starting it over.
+ */
+function startOver() {
+  if (!checkpoint()) return false;
+  const before = walSalts();
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      db.pragma('user_version = ' + Number(readVersion.get()));
+      db.exec('COMMIT');
+    } finally {
+      if (db.inTransaction) db.exec('ROLLBACK');
+    }
+  } catch (err) {
+    parentPort.postMessage({ error: String((err && err.message) || err) });
+    return false;
+  }
+  const after = walSalts();
+  return before !== null && after !== null && after !== before;
+}
 const timer = setInterval(checkpoint, workerData.intervalMs);
 parentPort.on('message', (message) => {
   if (message && message.now !== undefined) {
-    parentPort.postMessage({ done: message.now, ok: checkpoint() });
+    parentPort.postMessage({ done: message.now, ok: message.startOver ? startOver() : checkpoint() });
     return;
   }
   if (message !== 'stop') return;
@@ -63,6 +110,14 @@ export interface Checkpointer {
    * Never rejects.
    */
   checkpointNow(timeoutMs: number): Promise<boolean>;
+  /**
+   * checkpointNow, then a write of the worker's own that starts the WAL
+   * over (its new header written and synced on the worker, the file cut
+   * back to `journalSizeLimit`): resolves true once the WAL has a new
+   * header, false as checkpointNow does or if SQLite did not start it over
+   * (a reader's mark on the WAL, the write lock taken). Never rejects.
+   */
+  startWalOver(timeoutMs: number): Promise<boolean>;
   /** False once stopped, or once the worker has exited on its own (then the connection's automatic checkpoint is back at SQLite's default). */
   readonly running: boolean;
   /** Stops the worker after its current checkpoint; resolves with how many it ran. */
@@ -71,12 +126,18 @@ export interface Checkpointer {
 
 export function startCheckpointer(
   db: Database,
-  options: { intervalMs?: number; nativeBinding?: string; onError?: (message: string) => void } = {},
+  options: { intervalMs?: number; nativeBinding?: string; journalSizeLimit?: number; onError?: (message: string) => void } = {},
 ): Checkpointer {
   const require = createRequire(import.meta.url);
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { module: require.resolve('better-sqlite3'), file: db.name, intervalMs: options.intervalMs ?? 200, nativeBinding: options.nativeBinding },
+    workerData: {
+      module: require.resolve('better-sqlite3'),
+      file: db.name,
+      intervalMs: options.intervalMs ?? 200,
+      nativeBinding: options.nativeBinding,
+      journalSizeLimit: options.journalSizeLimit,
+    },
   });
   worker.unref();
   db.pragma(`wal_autocheckpoint = ${SAFETY_NET_FRAMES}`);
@@ -100,22 +161,24 @@ export function startCheckpointer(
     // Gone without stop() (it failed): the connection checkpoints itself again, as without a worker.
     if (!stopped && db.open) db.pragma('wal_autocheckpoint = 1000');
   });
+  const ask = (timeoutMs: number, startOver: boolean): Promise<boolean> => {
+    if (stopped || exited) return Promise.resolve(false);
+    const id = ++asked;
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => answer(id, false), timeoutMs);
+      waiting.set(id, (ok) => {
+        clearTimeout(timer);
+        resolve(ok);
+      });
+      worker.postMessage({ now: id, startOver });
+    });
+  };
   return {
     get running() {
       return !exited && !stopped;
     },
-    checkpointNow(timeoutMs) {
-      if (stopped || exited) return Promise.resolve(false);
-      const id = ++asked;
-      return new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => answer(id, false), timeoutMs);
-        waiting.set(id, (ok) => {
-          clearTimeout(timer);
-          resolve(ok);
-        });
-        worker.postMessage({ now: id });
-      });
-    },
+    checkpointNow: (timeoutMs) => ask(timeoutMs, false),
+    startWalOver: (timeoutMs) => ask(timeoutMs, true),
     stop() {
       stopped ??= new Promise<number>((resolve) => {
         // Gone already: no answer and no exit is coming.

@@ -90,6 +90,8 @@ export const sqliteTestHooks: {
   syncWal?: ((sync: () => Promise<void>) => Promise<void>) | undefined;
   /** The store starts the WAL over: by the checkpoint worker, or (no worker running) on the event loop. */
   walRestart?: ((by: 'worker' | 'event loop') => void) | undefined;
+  /** The worker's answer to a walRestart by it: true once it has started the WAL over. */
+  walRestartedByWorker?: ((ok: boolean) => void) | undefined;
 } = {};
 
 export interface SqliteStore extends Store {
@@ -585,7 +587,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   let restartNotBefore = 0;
   let restartRetryMs = RESTART_RETRY_FIRST_MS;
   const restartWaitMs = options.restartWaitMs ?? RESTART_WAIT_MS;
-  /** After a checkpoint for a restart: 'next', the next commit starts the WAL over; 'check', the one after sees whether it did. */
+  /** After a checkpoint for a restart on the event loop: 'next', the next commit starts the WAL over; 'check', the one after sees whether it did. */
   let restartStep: 'next' | 'check' | null = null;
 
   // The batch's own statements, prepared once (db.exec compiles its text every time).
@@ -704,13 +706,16 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
    * loop, with two fsyncs there (5-8 ms; a disk stall held every request
    * that long). So once the WAL has grown past restartWalBytes
    * (journal_size_limit cuts it back to that size whenever it starts over,
-   * so its size says so), the commit pins nothing, the worker checkpoints
-   * at once, and the next batch begins only after that (its units may
-   * gather meanwhile; the event loop runs on): it writes the WAL from its
-   * start. Without a worker, the store checkpoints on the event loop right
-   * after the commit, and only while it pins (else the automatic checkpoint
-   * does). What stays on the event loop: that batch's fsync of the new WAL
-   * header, which SQLite needs before frames overwrite the old ones.
+   * so its size says so), the commit pins nothing, and the worker
+   * checkpoints at once and starts the WAL over itself, with a write of its
+   * own (checkpointer.ts, startWalOver): the fsync of the new header, which
+   * SQLite needs before frames overwrite the old ones, and the cut back to
+   * journal_size_limit happen on its thread. The next batch begins only
+   * after that (its units may gather meanwhile; the event loop runs on).
+   * Without a worker, the store checkpoints on the event loop right after
+   * the commit, and only while it pins (else the automatic checkpoint
+   * does); the next commit then starts the WAL over, with that fsync, on
+   * the event loop.
    */
   function restartWanted(pinning: boolean): boolean {
     if (restartStep === 'next') {
@@ -759,9 +764,12 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     const worker = runningWorker();
     if (worker) {
       sqliteTestHooks.walRestart?.('worker');
-      walRestart = worker.checkpointNow(restartWaitMs).then((ok) => {
-        if (ok) restartStep = 'next';
-        // Not all copied back (a stalled disk, a reader, a failure): writes go on, the WAL grows until a later try.
+      walRestart = worker.startWalOver(restartWaitMs).then((ok) => {
+        sqliteTestHooks.walRestartedByWorker?.(ok);
+        // Started over by the worker: the next batch writes the new WAL (no header of its own to sync).
+        if (ok) restartRetryMs = RESTART_RETRY_FIRST_MS;
+        // Not all copied back or not started over (a stalled disk, a reader's mark, a failure): writes go on,
+        // the WAL grows until a later try.
         else restartFailed();
         walRestart = null;
       });
@@ -1119,10 +1127,11 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
 
     startCheckpointer(checkpointOptions = {}) {
       checkpointError = checkpointOptions.onError;
-      const started = startCheckpointer(writer, { ...checkpointOptions, nativeBinding: options.nativeBinding });
+      const started = startCheckpointer(writer, { ...checkpointOptions, nativeBinding: options.nativeBinding, journalSizeLimit: restartWalBytes });
       checkpointer = started;
       return {
         checkpointNow: (timeoutMs) => started.checkpointNow(timeoutMs),
+        startWalOver: (timeoutMs) => started.startWalOver(timeoutMs),
         get running() {
           return started.running;
         },

@@ -6,6 +6,7 @@ import { SAFETY_NET_FRAMES, startCheckpointer } from '../../../src-main/store/sq
 import { openSqliteStore, type SqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
 import type { WriteTx } from '../../../src-main/store/store';
 import { tempDir } from '../../support/temp-dir';
+import { walSalts } from '../../support/wal-header';
 
 const autocheckpoint = async (tx: WriteTx) => (await tx.get<{ wal_autocheckpoint: number }>('PRAGMA wal_autocheckpoint'))!.wal_autocheckpoint;
 
@@ -65,6 +66,62 @@ describe('checkpointer (WAL checkpoints on a worker thread)', () => {
       expect(await store.read((tx) => tx.get('PRAGMA integrity_check'))).toEqual({ integrity_check: 'ok' });
     } finally {
       await store.close();
+    }
+  });
+
+  it('starts the WAL over on the worker (startWalOver): a new header and the file cut back without a commit of the writer, nothing lost; not while a reader holds a mark on it', async () => {
+    const file = path.join(tempDir(), 'db.sqlite');
+    const limit = 16 * 4096;
+    // The writer as the store sets it up, by hand: nothing starts the WAL over but the worker's startWalOver.
+    const db = new BetterSqlite3(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('user_version = 7');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const insertRows = () => {
+      for (let i = 0; i < 200; i++) insert.run('x'.repeat(500));
+    };
+    const count = () => db.prepare('SELECT count(*) AS n FROM t').get();
+    // Its timer out of the way: only the requests checkpoint.
+    const checkpointer = startCheckpointer(db, { intervalMs: 3_600_000, journalSizeLimit: limit });
+    const reader = new BetterSqlite3(file);
+    try {
+      insertRows();
+      const salts = walSalts(file);
+      // A reader's mark on the WAL, at its last frame: the checkpoint copies every frame, but SQLite does not start over.
+      reader.exec('BEGIN');
+      expect(reader.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 200 });
+      expect(await checkpointer.startWalOver(10_000)).toBe(false);
+      expect(walSalts(file)).toBe(salts);
+      // Frames past the reader's mark: the checkpoint cannot copy them all.
+      insertRows();
+      expect(await checkpointer.startWalOver(10_000)).toBe(false);
+      expect(walSalts(file)).toBe(salts);
+      reader.exec('COMMIT');
+
+      const grown = fs.statSync(`${file}-wal`).size;
+      expect(grown).toBeGreaterThan(limit);
+      expect(await checkpointer.startWalOver(10_000)).toBe(true);
+      // Nothing of the writer's ran in between: the worker's own write started the WAL over and cut it back.
+      expect(walSalts(file)).not.toBe(salts);
+      expect(fs.statSync(`${file}-wal`).size).toBe(limit);
+      // The writer writes on into the new WAL; every row is there, user_version as it was.
+      insert.run('after');
+      expect(count()).toEqual({ n: 401 });
+      expect(db.pragma('user_version', { simple: true })).toBe(7);
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      await checkpointer.stop();
+      expect(await checkpointer.startWalOver(10_000)).toBe(false);
+    } finally {
+      reader.close();
+      db.close();
+    }
+    const again = new BetterSqlite3(file);
+    try {
+      expect(again.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 401 });
+    } finally {
+      again.close();
     }
   });
 

@@ -17,6 +17,7 @@ import { allowPrivateCallbacks, clientFor, manualClock, seedMerchant, testListen
 import { newBuy } from '../../support/money';
 import { startReceiver } from '../../support/callback-receiver';
 import { tempDir } from '../../support/temp-dir';
+import { walSalts } from '../../support/wal-header';
 
 /** The next WAL sync waits until release() (then really syncs), or fails with fail(). */
 function holdNextSync() {
@@ -98,6 +99,7 @@ const releaseAll: (() => void)[] = [];
 afterEach(() => {
   sqliteTestHooks.syncWal = undefined;
   sqliteTestHooks.walRestart = undefined;
+  sqliteTestHooks.walRestartedByWorker = undefined;
   for (const release of releaseAll.splice(0)) release();
 });
 
@@ -908,9 +910,16 @@ describe('SQLite commit path: reads during a WAL sync (the durable snapshot)', (
   });
 
   it('with the checkpoint worker, starts the WAL over under writes alone through the worker, never on the event loop', async () => {
-    const walAfter = async (restartWalBytes: number): Promise<{ size: number; restarts: string[] }> => {
+    const walAfter = async (restartWalBytes: number): Promise<{ size: number; restarts: string[]; started: boolean[] }> => {
       const restarts: string[] = [];
-      sqliteTestHooks.walRestart = (by) => restarts.push(by);
+      // Whether the WAL had a new header when the worker answered (before any commit of the store's after it).
+      const started: boolean[] = [];
+      let saltsAsked = '';
+      sqliteTestHooks.walRestart = (by) => {
+        restarts.push(by);
+        saltsAsked = walSalts(file);
+      };
+      sqliteTestHooks.walRestartedByWorker = (ok) => ok && started.push(walSalts(file) !== saltsAsked);
       // A loaded machine may take long to answer: a try that times out would wait seconds for the next.
       const { store, file } = await openTestStore({ restartWalBytes, restartWaitMs: 30_000 });
       // Its own timer out of the way: only the store's requests checkpoint.
@@ -920,7 +929,7 @@ describe('SQLite commit path: reads during a WAL sync (the durable snapshot)', (
         await new Promise((r) => setTimeout(r, 1100));
         await writeBesideReads(store, 8 * 500);
         expect(await store.read((tx) => tx.get('SELECT count(*) AS n FROM t'))).toEqual({ n: 4000 });
-        return { size: fs.statSync(`${file}-wal`).size, restarts };
+        return { size: fs.statSync(`${file}-wal`).size, restarts, started };
       } finally {
         await checkpointer.stop();
         await closeStore(store);
@@ -932,6 +941,9 @@ describe('SQLite commit path: reads during a WAL sync (the durable snapshot)', (
     expect(grown.restarts).toEqual([]);
     expect(restarted.restarts.length).toBeGreaterThan(2);
     expect(new Set(restarted.restarts)).toEqual(new Set(['worker']));
+    // The worker started it over itself (its new header, and that header's fsync, on the worker's thread).
+    expect(restarted.started.length).toBeGreaterThan(2);
+    expect(new Set(restarted.started)).toEqual(new Set([true]));
     expect(grown.size).toBeGreaterThan(600 * pageSize);
     expect(restarted.size).toBeLessThan(400 * pageSize);
   });
