@@ -31,33 +31,59 @@ const fs = require('node:fs');
 const Database = require(workerData.module);
 const db = new Database(workerData.file, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
 db.pragma('busy_timeout = 1000');
+// Its one write (startOver) changes nothing: only the new WAL header is synced, as SQLite must, not the commit.
+db.pragma('synchronous = NORMAL');
 // The WAL is cut back to the store's limit by the commit that starts it over: this connection's, in startOver.
 if (workerData.journalSizeLimit !== undefined) db.pragma('journal_size_limit = ' + Number(workerData.journalSizeLimit));
 const readVersion = db.prepare('PRAGMA user_version').pluck();
 let checkpoints = 0;
-/** True when every frame of the WAL is in the database file now (PASSIVE reports a partial copy, it does not throw). */
+/** The salts of the WAL this connection last started over, while its own frame may be all the WAL holds. */
+let ownWal = null;
+/** How many frames the WAL holds if every one is now in the database file (PASSIVE reports a partial copy, it does not throw); else -1. */
 function checkpoint() {
   try {
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
     checkpoints++;
-    return result.busy === 0 && result.log === result.checkpointed;
+    return result.busy === 0 && result.log === result.checkpointed ? result.log : -1;
   } catch (err) {
     parentPort.postMessage({ error: String((err && err.message) || err) });
-    return false;
+    return -1;
   }
 }
-/** The WAL header's two salts: SQLite writes new ones whenever the WAL starts over. */
-function walSalts() {
+/** Bytes of the WAL file (https://www.sqlite.org/fileformat2.html#walformat), or null where it ends. */
+function readWal(fd, length, position) {
+  const bytes = Buffer.alloc(length);
+  return fs.readSync(fd, bytes, 0, length, position) === length ? bytes : null;
+}
+function withWal(read) {
   let fd;
   try {
     fd = fs.openSync(workerData.file + '-wal', 'r');
-    const salts = Buffer.alloc(8);
-    return fs.readSync(fd, salts, 0, 8, 16) === 8 ? salts.toString('hex') : null;
+    return read(fd);
   } catch {
     return null;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
+}
+/** The WAL header's two salts: SQLite writes new ones whenever the WAL starts over. */
+function walSalts() {
+  return withWal((fd) => readWal(fd, 8, 16)?.toString('hex') ?? null);
+}
+/**
+ * True while the WAL this connection started over holds only its own frame:
+ * the second frame is not of this WAL (its salts are not the header's).
+ */
+function onlyOwnFrame() {
+  if (ownWal === null) return false;
+  return (
+    withWal((fd) => {
+      const header = readWal(fd, 32, 0);
+      if (header === null || header.toString('hex', 16, 24) !== ownWal) return false;
+      const second = readWal(fd, 24, 32 + 24 + header.readUInt32BE(8));
+      return second === null || second.toString('hex', 8, 16) !== ownWal;
+    }) === true
+  );
 }
 /**
  * A checkpoint that copies every frame back, then a write of this
@@ -70,13 +96,20 @@ function walSalts() {
  * taken, or a reader's mark on the WAL kept SQLite from starting it over.
  */
 function startOver() {
-  if (!checkpoint()) return false;
-  const before = walSalts();
+  if (checkpoint() < 0) return false;
+  return startOverNow();
+}
+function startOverNow() {
+  let before = null;
+  let after = null;
   try {
     db.exec('BEGIN IMMEDIATE');
     try {
+      // Under the write lock: no other connection starts the WAL over until COMMIT.
+      before = walSalts();
       db.pragma('user_version = ' + Number(readVersion.get()));
       db.exec('COMMIT');
+      after = walSalts();
     } finally {
       if (db.inTransaction) db.exec('ROLLBACK');
     }
@@ -84,13 +117,30 @@ function startOver() {
     parentPort.postMessage({ error: String((err && err.message) || err) });
     return false;
   }
-  const after = walSalts();
-  return before !== null && after !== null && after !== before;
+  // No WAL before (none yet, or cut to nothing): any header now is a new one.
+  if (after === null || after === before) return false;
+  ownWal = after;
+  return true;
 }
-const timer = setInterval(checkpoint, workerData.intervalMs);
+/**
+ * The timer's checkpoint. With startOverWhenCaughtUp, one that copied
+ * every frame starts the WAL over at once: else the store's next commit
+ * would (SQLite does at the first write after such a checkpoint), syncing
+ * the new header on the event loop. While the WAL holds only this
+ * connection's own frame there is no checkpoint at all: that frame not
+ * copied back keeps the store's next commit from starting the WAL over
+ * (an idle store is left alone too).
+ */
+function onTimer() {
+  if (workerData.startOverWhenCaughtUp && onlyOwnFrame()) return;
+  const frames = checkpoint();
+  // frames 0: a store that has not written yet; the WAL made here keeps its first commit from making one.
+  if (workerData.startOverWhenCaughtUp && frames >= 0) startOverNow();
+}
+const timer = setInterval(onTimer, workerData.intervalMs);
 parentPort.on('message', (message) => {
   if (message && message.now !== undefined) {
-    parentPort.postMessage({ done: message.now, ok: message.startOver ? startOver() : checkpoint() });
+    parentPort.postMessage({ done: message.now, ok: message.startOver ? startOver() : checkpoint() >= 0 });
     return;
   }
   if (message !== 'stop') return;
@@ -126,7 +176,15 @@ export interface Checkpointer {
 
 export function startCheckpointer(
   db: Database,
-  options: { intervalMs?: number; nativeBinding?: string; journalSizeLimit?: number; onError?: (message: string) => void } = {},
+  options: {
+    intervalMs?: number;
+    nativeBinding?: string;
+    /** The store's journal_size_limit: the worker's commit that starts the WAL over cuts it back to this. */
+    journalSizeLimit?: number;
+    /** A timed checkpoint that catches up starts the WAL over on the worker too (the store's; see onTimer in the worker). */
+    startOverWhenCaughtUp?: boolean;
+    onError?: (message: string) => void;
+  } = {},
 ): Checkpointer {
   const require = createRequire(import.meta.url);
   const worker = new Worker(WORKER_SOURCE, {
@@ -137,6 +195,7 @@ export function startCheckpointer(
       intervalMs: options.intervalMs ?? 200,
       nativeBinding: options.nativeBinding,
       journalSizeLimit: options.journalSizeLimit,
+      startOverWhenCaughtUp: options.startOverWhenCaughtUp === true,
     },
   });
   worker.unref();

@@ -1127,7 +1127,12 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
 
     startCheckpointer(checkpointOptions = {}) {
       checkpointError = checkpointOptions.onError;
-      const started = startCheckpointer(writer, { ...checkpointOptions, nativeBinding: options.nativeBinding, journalSizeLimit: restartWalBytes });
+      const started = startCheckpointer(writer, {
+        ...checkpointOptions,
+        nativeBinding: options.nativeBinding,
+        journalSizeLimit: restartWalBytes,
+        startOverWhenCaughtUp: true,
+      });
       checkpointer = started;
       return {
         checkpointNow: (timeoutMs) => started.checkpointNow(timeoutMs),

@@ -125,6 +125,52 @@ describe('checkpointer (WAL checkpoints on a worker thread)', () => {
     }
   });
 
+  it('with startOverWhenCaughtUp, a timed checkpoint that catches up starts the WAL over on the worker: the writer\'s commits never do, and an idle WAL is left alone', async () => {
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const run = async (startOverWhenCaughtUp: boolean) => {
+      const file = path.join(tempDir(), 'db.sqlite');
+      const db = new BetterSqlite3(file);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+      const checkpointer = startCheckpointer(db, { intervalMs: 10, startOverWhenCaughtUp });
+      /** Commits whose WAL header was not the one before them: the writer started the WAL over. */
+      let byWriter = 0;
+      let byWorker = 0;
+      try {
+        for (let i = 0; i < 20; i++) {
+          const before = walSalts(file);
+          insert.run('x'.repeat(500));
+          const after = walSalts(file);
+          if (after !== before) byWriter++;
+          // The worker catches up (and, with the option, starts the WAL over) before the next commit.
+          const until = Date.now() + 10_000;
+          if (startOverWhenCaughtUp) {
+            while (walSalts(file) === after) {
+              if (Date.now() > until) throw new Error('the worker did not start the WAL over');
+              await pause(5);
+            }
+            byWorker++;
+          } else await pause(60);
+        }
+        // Idle: the worker's own frame is all the WAL holds, and it stays as it is.
+        const idle = { salts: walSalts(file), size: fs.statSync(`${file}-wal`).size };
+        await pause(100);
+        expect({ salts: walSalts(file), size: fs.statSync(`${file}-wal`).size }).toEqual(idle);
+        expect(db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 20 });
+        expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      } finally {
+        await checkpointer.stop();
+        db.close();
+      }
+      return { byWriter, byWorker };
+    };
+    // Without it, SQLite starts the WAL over at the writer's first commit after each checkpoint that caught up.
+    expect((await run(false)).byWriter).toBeGreaterThan(10);
+    expect(await run(true)).toEqual({ byWriter: 0, byWorker: 20 });
+  });
+
   it('a worker that could not start is not running: asked for a checkpoint it answers false at once, and the connection checkpoints itself again', async () => {
     const file = path.join(tempDir(), 'db.sqlite');
     const db = new BetterSqlite3(file);
