@@ -30,7 +30,8 @@ const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const Database = require(workerData.module);
 const db = new Database(workerData.file, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
-db.pragma('busy_timeout = 1000');
+// The write lock is taken only when free (startOverNow): a busy store's writer is not waited for.
+db.pragma('busy_timeout = 0');
 // Its one write (startOver) changes nothing: only the new WAL header is synced, as SQLite must, not the commit.
 db.pragma('synchronous = NORMAL');
 // The WAL is cut back to the store's limit by the commit that starts it over: this connection's, in startOver.
@@ -86,6 +87,31 @@ function onlyOwnFrame() {
   );
 }
 /**
+ * With startOverWhenCaughtUp, a second connection of the worker's holds a
+ * read mark on the WAL at all times but while the worker writes: SQLite
+ * starts the WAL over only at a write that finds every frame copied back
+ * and no reader's mark on it, so the store's commits never do (with the
+ * new header's fsync on the event loop), the worker's own write does. The
+ * mark is taken again at the last frame before every checkpoint, so it
+ * holds nothing back for longer than a timer interval.
+ */
+const guard = workerData.startOverWhenCaughtUp ? new Database(workerData.file, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {}) : null;
+const guardRead = guard && guard.prepare('PRAGMA user_version').pluck();
+function dropGuard() {
+  if (guard && guard.inTransaction) guard.exec('COMMIT');
+}
+function holdGuard() {
+  if (!guard) return;
+  try {
+    dropGuard();
+    guard.exec('BEGIN');
+    // The first read takes the mark, at the WAL's last frame now.
+    guardRead.get();
+  } catch (err) {
+    parentPort.postMessage({ error: String((err && err.message) || err) });
+  }
+}
+/**
  * A checkpoint that copies every frame back, then a write of this
  * connection's own: SQLite starts the WAL over at the first write after such
  * a checkpoint, whichever connection makes it, writing and syncing its new
@@ -96,6 +122,7 @@ function onlyOwnFrame() {
  * taken, or a reader's mark on the WAL kept SQLite from starting it over.
  */
 function startOver() {
+  holdGuard();
   if (checkpoint() < 0) return false;
   return startOverNow();
 }
@@ -105,15 +132,19 @@ function startOverNow() {
   try {
     db.exec('BEGIN IMMEDIATE');
     try {
-      // Under the write lock: no other connection starts the WAL over until COMMIT.
+      // Under the write lock: no other connection writes, so none starts the WAL over, until COMMIT.
+      dropGuard();
       before = walSalts();
       db.pragma('user_version = ' + Number(readVersion.get()));
       db.exec('COMMIT');
       after = walSalts();
     } finally {
       if (db.inTransaction) db.exec('ROLLBACK');
+      holdGuard();
     }
   } catch (err) {
+    // The store's writer has the write lock: it is not idle, and the guard keeps it from starting over.
+    if (err && err.code === 'SQLITE_BUSY') return false;
     parentPort.postMessage({ error: String((err && err.message) || err) });
     return false;
   }
@@ -124,18 +155,19 @@ function startOverNow() {
 }
 /**
  * The timer's checkpoint. With startOverWhenCaughtUp, one that copied
- * every frame starts the WAL over at once: else the store's next commit
- * would (SQLite does at the first write after such a checkpoint), syncing
- * the new header on the event loop. While the WAL holds only this
- * connection's own frame there is no checkpoint at all: that frame not
- * copied back keeps the store's next commit from starting the WAL over
- * (an idle store is left alone too).
+ * every frame starts the WAL over at once. While the WAL holds only this
+ * connection's own frame there is no checkpoint at all (an idle store is
+ * left alone).
  */
 function onTimer() {
-  if (workerData.startOverWhenCaughtUp && onlyOwnFrame()) return;
-  const frames = checkpoint();
+  if (!workerData.startOverWhenCaughtUp) {
+    checkpoint();
+    return;
+  }
+  if (onlyOwnFrame()) return;
+  holdGuard();
   // frames 0: a store that has not written yet; the WAL made here keeps its first commit from making one.
-  if (workerData.startOverWhenCaughtUp && frames >= 0) startOverNow();
+  if (checkpoint() >= 0) startOverNow();
 }
 const timer = setInterval(onTimer, workerData.intervalMs);
 parentPort.on('message', (message) => {
@@ -145,6 +177,7 @@ parentPort.on('message', (message) => {
   }
   if (message !== 'stop') return;
   clearInterval(timer);
+  if (guard) guard.close();
   db.close();
   parentPort.postMessage({ stopped: true, checkpoints });
   parentPort.close();

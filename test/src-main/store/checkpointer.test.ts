@@ -171,6 +171,36 @@ describe('checkpointer (WAL checkpoints on a worker thread)', () => {
     expect(await run(true)).toEqual({ byWriter: 0, byWorker: 20 });
   });
 
+  it('with startOverWhenCaughtUp, the worker holds a mark on the WAL: a checkpoint of another connection cannot let the writer\'s commit start it over', async () => {
+    const run = async (startOverWhenCaughtUp: boolean) => {
+      const file = path.join(tempDir(), 'db.sqlite');
+      const db = new BetterSqlite3(file);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+      // Its timer out of the way: only the requests checkpoint.
+      const checkpointer = startCheckpointer(db, { intervalMs: 3_600_000, startOverWhenCaughtUp });
+      const other = new BetterSqlite3(file);
+      try {
+        insert.run('x');
+        expect(await checkpointer.startWalOver(10_000)).toBe(true);
+        insert.run('y');
+        // Everything the other connection may copy back, then the writer's next commit.
+        other.pragma('wal_checkpoint(PASSIVE)');
+        const before = walSalts(file);
+        insert.run('z');
+        return walSalts(file) !== before;
+      } finally {
+        other.close();
+        await checkpointer.stop();
+        db.close();
+      }
+    };
+    expect(await run(false)).toBe(true);
+    expect(await run(true)).toBe(false);
+  });
+
   it('a worker that could not start is not running: asked for a checkpoint it answers false at once, and the connection checkpoints itself again', async () => {
     const file = path.join(tempDir(), 'db.sqlite');
     const db = new BetterSqlite3(file);
