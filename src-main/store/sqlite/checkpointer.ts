@@ -34,6 +34,9 @@ const db = new Database(workerData.file, workerData.nativeBinding ? { nativeBind
 db.pragma('busy_timeout = 0');
 // Its one write (startOver) changes nothing: only the new WAL header is synced, as SQLite must, not the commit.
 db.pragma('synchronous = NORMAL');
+// No checkpoint inside its own commit (SQLite's default after 1,000 frames): one there could copy back every frame
+// after the guard is let go (below), and the store's next commit would start the WAL over.
+db.pragma('wal_autocheckpoint = 0');
 // The WAL is cut back to the store's limit by the commit that starts it over: this connection's, in startOver.
 if (workerData.journalSizeLimit !== undefined) db.pragma('journal_size_limit = ' + Number(workerData.journalSizeLimit));
 const readVersion = db.prepare('PRAGMA user_version').pluck();
@@ -127,26 +130,30 @@ function startOver() {
   return startOverNow();
 }
 function startOverNow() {
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch (err) {
+    // The store's writer has the write lock: it is not idle, and the guard's mark, kept as it is, keeps its
+    // commit from starting the WAL over (a mark taken now, with every frame copied back, would not).
+    if (err && err.code !== 'SQLITE_BUSY') parentPort.postMessage({ error: String((err && err.message) || err) });
+    return false;
+  }
   let before = null;
   let after = null;
   try {
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      // Under the write lock: no other connection writes, so none starts the WAL over, until COMMIT.
-      dropGuard();
-      before = walSalts();
-      db.pragma('user_version = ' + Number(readVersion.get()));
-      db.exec('COMMIT');
-      after = walSalts();
-    } finally {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      holdGuard();
-    }
+    // Under the write lock: no other connection writes, so none starts the WAL over, until COMMIT.
+    dropGuard();
+    before = walSalts();
+    db.pragma('user_version = ' + Number(readVersion.get()));
+    db.exec('COMMIT');
+    after = walSalts();
   } catch (err) {
-    // The store's writer has the write lock: it is not idle, and the guard keeps it from starting over.
-    if (err && err.code === 'SQLITE_BUSY') return false;
     parentPort.postMessage({ error: String((err && err.message) || err) });
     return false;
+  } finally {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    // After this write the WAL holds a frame not copied back: the new mark is on it.
+    holdGuard();
   }
   // No WAL before (none yet, or cut to nothing): any header now is a new one.
   if (after === null || after === before) return false;
@@ -170,6 +177,8 @@ function onTimer() {
   if (checkpoint() >= 0) startOverNow();
 }
 const timer = setInterval(onTimer, workerData.intervalMs);
+// No WAL yet (none, or cut to nothing): made here at once, or the store's first commit would make one, header and all.
+if (workerData.startOverWhenCaughtUp) setImmediate(() => walSalts() === null && startOverNow());
 parentPort.on('message', (message) => {
   if (message && message.now !== undefined) {
     parentPort.postMessage({ done: message.now, ok: message.startOver ? startOver() : checkpoint() >= 0 });
