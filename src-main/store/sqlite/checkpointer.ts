@@ -7,10 +7,15 @@
  * connection in a worker runs PASSIVE checkpoints every `intervalMs`, which
  * never block the writer; the service connection's own automatic
  * checkpoint stays on at a higher threshold as a safety net, should the
- * worker stall. When the WAL is to start over (sqlite-store.ts,
- * `restartWal`), the store has the worker checkpoint at once and start it
- * over itself (`startWalOver`), so the new WAL header's fsync and the cut
- * back to journal_size_limit happen on the worker's thread too.
+ * worker stall. SQLite starts the WAL over (a new header, which it
+ * fsyncs, then frames from its start) at the first write after a
+ * checkpoint that copied every frame. For the store's writer that write is
+ * a commit on the event loop, so the worker makes it instead
+ * (`startOverWhenCaughtUp`): after each timed checkpoint that catches up,
+ * and when the store asks (`startWalOver`, sqlite-store.ts `restartWal`);
+ * a read mark it holds keeps the store's commits from doing it in between.
+ * The header's fsync and the cut back to journal_size_limit happen on the
+ * worker's thread.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
