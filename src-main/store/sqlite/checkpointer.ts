@@ -7,15 +7,10 @@
  * connection in a worker runs PASSIVE checkpoints every `intervalMs`, which
  * never block the writer; the service connection's own automatic
  * checkpoint stays on at a higher threshold as a safety net, should the
- * worker stall. SQLite starts the WAL over (a new header, which it
- * fsyncs, then frames from its start) at the first write after a
- * checkpoint that copied every frame. For the store's writer that write is
- * a commit on the event loop, so the worker makes it instead
- * (`startOverWhenCaughtUp`): after each timed checkpoint that catches up,
- * and when the store asks (`startWalOver`, sqlite-store.ts `restartWal`);
- * a read mark it holds keeps the store's commits from doing it in between.
- * The header's fsync and the cut back to journal_size_limit happen on the
- * worker's thread.
+ * worker stall. When the WAL is to start over (sqlite-store.ts,
+ * `restartWal`), the store has the worker checkpoint at once and start it
+ * over itself (`startWalOver`), so the new WAL header's fsync and the cut
+ * back to journal_size_limit happen on the worker's thread too.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -35,88 +30,33 @@ const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const Database = require(workerData.module);
 const db = new Database(workerData.file, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
-// The write lock is taken only when free (startOverNow): a busy store's writer is not waited for.
-db.pragma('busy_timeout = 0');
-// Its one write (startOver) changes nothing: only the new WAL header is synced, as SQLite must, not the commit.
-db.pragma('synchronous = NORMAL');
-// No checkpoint inside its own commit (SQLite's default after 1,000 frames): one there could copy back every frame
-// after the guard is let go (below), and the store's next commit would start the WAL over.
-db.pragma('wal_autocheckpoint = 0');
+db.pragma('busy_timeout = 1000');
 // The WAL is cut back to the store's limit by the commit that starts it over: this connection's, in startOver.
 if (workerData.journalSizeLimit !== undefined) db.pragma('journal_size_limit = ' + Number(workerData.journalSizeLimit));
 const readVersion = db.prepare('PRAGMA user_version').pluck();
 let checkpoints = 0;
-/** The salts of the WAL this connection last started over, while its own frame may be all the WAL holds. */
-let ownWal = null;
-/** How many frames the WAL holds if every one is now in the database file (PASSIVE reports a partial copy, it does not throw); else -1. */
+/** True when every frame of the WAL is in the database file now (PASSIVE reports a partial copy, it does not throw). */
 function checkpoint() {
   try {
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
     checkpoints++;
-    return result.busy === 0 && result.log === result.checkpointed ? result.log : -1;
+    return result.busy === 0 && result.log === result.checkpointed;
   } catch (err) {
     parentPort.postMessage({ error: String((err && err.message) || err) });
-    return -1;
-  }
-}
-/** Bytes of the WAL file (https://www.sqlite.org/fileformat2.html#walformat), or null where it ends. */
-function readWal(fd, length, position) {
-  const bytes = Buffer.alloc(length);
-  return fs.readSync(fd, bytes, 0, length, position) === length ? bytes : null;
-}
-function withWal(read) {
-  let fd;
-  try {
-    fd = fs.openSync(workerData.file + '-wal', 'r');
-    return read(fd);
-  } catch {
-    return null;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
+    return false;
   }
 }
 /** The WAL header's two salts: SQLite writes new ones whenever the WAL starts over. */
 function walSalts() {
-  return withWal((fd) => readWal(fd, 8, 16)?.toString('hex') ?? null);
-}
-/**
- * True while the WAL this connection started over holds only its own frame:
- * the second frame is not of this WAL (its salts are not the header's).
- */
-function onlyOwnFrame() {
-  if (ownWal === null) return false;
-  return (
-    withWal((fd) => {
-      const header = readWal(fd, 32, 0);
-      if (header === null || header.toString('hex', 16, 24) !== ownWal) return false;
-      const second = readWal(fd, 24, 32 + 24 + header.readUInt32BE(8));
-      return second === null || second.toString('hex', 8, 16) !== ownWal;
-    }) === true
-  );
-}
-/**
- * With startOverWhenCaughtUp, a second connection of the worker's holds a
- * read mark on the WAL at all times but while the worker writes: SQLite
- * starts the WAL over only at a write that finds every frame copied back
- * and no reader's mark on it, so the store's commits never do (with the
- * new header's fsync on the event loop), the worker's own write does. The
- * mark is taken again at the last frame before every checkpoint, so it
- * holds nothing back for longer than a timer interval.
- */
-const guard = workerData.startOverWhenCaughtUp ? new Database(workerData.file, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {}) : null;
-const guardRead = guard && guard.prepare('PRAGMA user_version').pluck();
-function dropGuard() {
-  if (guard && guard.inTransaction) guard.exec('COMMIT');
-}
-function holdGuard() {
-  if (!guard) return;
+  let fd;
   try {
-    dropGuard();
-    guard.exec('BEGIN');
-    // The first read takes the mark, at the WAL's last frame now.
-    guardRead.get();
-  } catch (err) {
-    parentPort.postMessage({ error: String((err && err.message) || err) });
+    fd = fs.openSync(workerData.file + '-wal', 'r');
+    const salts = Buffer.alloc(8);
+    return fs.readSync(fd, salts, 0, 8, 16) === 8 ? salts.toString('hex') : null;
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 /**
@@ -130,68 +70,31 @@ function holdGuard() {
  * taken, or a reader's mark on the WAL kept SQLite from starting it over.
  */
 function startOver() {
-  holdGuard();
-  if (checkpoint() < 0) return false;
-  return startOverNow();
-}
-function startOverNow() {
+  if (!checkpoint()) return false;
+  const before = walSalts();
   try {
     db.exec('BEGIN IMMEDIATE');
-  } catch (err) {
-    // The store's writer has the write lock: it is not idle, and the guard's mark, kept as it is, keeps its
-    // commit from starting the WAL over (a mark taken now, with every frame copied back, would not).
-    if (err && err.code !== 'SQLITE_BUSY') parentPort.postMessage({ error: String((err && err.message) || err) });
-    return false;
-  }
-  let before = null;
-  let after = null;
-  try {
-    // Under the write lock: no other connection writes, so none starts the WAL over, until COMMIT.
-    dropGuard();
-    before = walSalts();
-    db.pragma('user_version = ' + Number(readVersion.get()));
-    db.exec('COMMIT');
-    after = walSalts();
+    try {
+      db.pragma('user_version = ' + Number(readVersion.get()));
+      db.exec('COMMIT');
+    } finally {
+      if (db.inTransaction) db.exec('ROLLBACK');
+    }
   } catch (err) {
     parentPort.postMessage({ error: String((err && err.message) || err) });
     return false;
-  } finally {
-    if (db.inTransaction) db.exec('ROLLBACK');
-    // After this write the WAL holds a frame not copied back: the new mark is on it.
-    holdGuard();
   }
-  // No WAL before (none yet, or cut to nothing): any header now is a new one.
-  if (after === null || after === before) return false;
-  ownWal = after;
-  return true;
+  const after = walSalts();
+  return before !== null && after !== null && after !== before;
 }
-/**
- * The timer's checkpoint. With startOverWhenCaughtUp, one that copied
- * every frame starts the WAL over at once. While the WAL holds only this
- * connection's own frame there is no checkpoint at all (an idle store is
- * left alone).
- */
-function onTimer() {
-  if (!workerData.startOverWhenCaughtUp) {
-    checkpoint();
-    return;
-  }
-  if (onlyOwnFrame()) return;
-  holdGuard();
-  // frames 0: a store that has not written yet; the WAL made here keeps its first commit from making one.
-  if (checkpoint() >= 0) startOverNow();
-}
-const timer = setInterval(onTimer, workerData.intervalMs);
-// No WAL yet (none, or cut to nothing): made here at once, or the store's first commit would make one, header and all.
-if (workerData.startOverWhenCaughtUp) setImmediate(() => walSalts() === null && startOverNow());
+const timer = setInterval(checkpoint, workerData.intervalMs);
 parentPort.on('message', (message) => {
   if (message && message.now !== undefined) {
-    parentPort.postMessage({ done: message.now, ok: message.startOver ? startOver() : checkpoint() >= 0 });
+    parentPort.postMessage({ done: message.now, ok: message.startOver ? startOver() : checkpoint() });
     return;
   }
   if (message !== 'stop') return;
   clearInterval(timer);
-  if (guard) guard.close();
   db.close();
   parentPort.postMessage({ stopped: true, checkpoints });
   parentPort.close();
@@ -223,15 +126,7 @@ export interface Checkpointer {
 
 export function startCheckpointer(
   db: Database,
-  options: {
-    intervalMs?: number;
-    nativeBinding?: string;
-    /** The store's journal_size_limit: the worker's commit that starts the WAL over cuts it back to this. */
-    journalSizeLimit?: number;
-    /** A timed checkpoint that catches up starts the WAL over on the worker too (the store's; see onTimer in the worker). */
-    startOverWhenCaughtUp?: boolean;
-    onError?: (message: string) => void;
-  } = {},
+  options: { intervalMs?: number; nativeBinding?: string; journalSizeLimit?: number; onError?: (message: string) => void } = {},
 ): Checkpointer {
   const require = createRequire(import.meta.url);
   const worker = new Worker(WORKER_SOURCE, {
@@ -242,7 +137,6 @@ export function startCheckpointer(
       intervalMs: options.intervalMs ?? 200,
       nativeBinding: options.nativeBinding,
       journalSizeLimit: options.journalSizeLimit,
-      startOverWhenCaughtUp: options.startOverWhenCaughtUp === true,
     },
   });
   worker.unref();

@@ -712,12 +712,10 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
    * SQLite needs before frames overwrite the old ones, and the cut back to
    * journal_size_limit happen on its thread. The next batch begins only
    * after that (its units may gather meanwhile; the event loop runs on).
-   * The worker also starts the WAL over after its timed checkpoints that
-   * catch up, and holds a read mark otherwise, so no commit of the store's
-   * does (checkpointer.ts). Without a worker, the store checkpoints on the
-   * event loop right after the commit, and only while it pins (else the
-   * automatic checkpoint does); the next commit then starts the WAL over,
-   * with that fsync, on the event loop.
+   * Without a worker, the store checkpoints on the event loop right after
+   * the commit, and only while it pins (else the automatic checkpoint
+   * does); the next commit then starts the WAL over, with that fsync, on
+   * the event loop.
    */
   function restartWanted(pinning: boolean): boolean {
     if (restartStep === 'next') {
@@ -1129,12 +1127,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
 
     startCheckpointer(checkpointOptions = {}) {
       checkpointError = checkpointOptions.onError;
-      const started = startCheckpointer(writer, {
-        ...checkpointOptions,
-        nativeBinding: options.nativeBinding,
-        journalSizeLimit: restartWalBytes,
-        startOverWhenCaughtUp: true,
-      });
+      const started = startCheckpointer(writer, { ...checkpointOptions, nativeBinding: options.nativeBinding, journalSizeLimit: restartWalBytes });
       checkpointer = started;
       return {
         checkpointNow: (timeoutMs) => started.checkpointNow(timeoutMs),
