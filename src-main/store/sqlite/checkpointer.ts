@@ -90,7 +90,7 @@ function startOver() {
 const timer = setInterval(checkpoint, workerData.intervalMs);
 parentPort.on('message', (message) => {
   if (message && message.now !== undefined) {
-    parentPort.postMessage({ done: message.now, ok: message.startOver ? startOver() : checkpoint() });
+    parentPort.postMessage({ done: message.now, ok: startOver() });
     return;
   }
   if (message !== 'stop') return;
@@ -103,19 +103,14 @@ parentPort.on('message', (message) => {
 
 export interface Checkpointer {
   /**
-   * A checkpoint at once, on the worker: resolves true once it has copied
-   * every frame of the WAL into the database file, false if it could not
-   * (a reader's snapshot held some back), failed (told to onError too), the
-   * worker is gone, or nothing came back within timeoutMs (a stalled disk).
-   * Never rejects.
-   */
-  checkpointNow(timeoutMs: number): Promise<boolean>;
-  /**
-   * checkpointNow, then a write of the worker's own that starts the WAL
-   * over (its new header written and synced on the worker, the file cut
-   * back to `journalSizeLimit`): resolves true once the WAL has a new
-   * header, false as checkpointNow does or if SQLite did not start it over
-   * (a reader's mark on the WAL, the write lock taken). Never rejects.
+   * A checkpoint at once on the worker, then a write of its own that
+   * starts the WAL over (its new header written and synced on the worker,
+   * the file cut back to `journalSizeLimit`): resolves true once the WAL
+   * has a new header; false if the checkpoint could not copy every frame
+   * (a reader's snapshot held some back), failed (told to onError too),
+   * SQLite did not start the WAL over (a reader's mark on it, the write
+   * lock taken), the worker is gone, or nothing came back within timeoutMs
+   * (a stalled disk). Never rejects.
    */
   startWalOver(timeoutMs: number): Promise<boolean>;
   /** False once stopped, or once the worker has exited on its own (then the connection's automatic checkpoint is back at SQLite's default). */
@@ -142,7 +137,7 @@ export function startCheckpointer(
   worker.unref();
   db.pragma(`wal_autocheckpoint = ${SAFETY_NET_FRAMES}`);
   let stopped: Promise<number> | undefined;
-  /** checkpointNow calls waiting for their checkpoint, by number. */
+  /** startWalOver calls waiting for their answer, by number. */
   const waiting = new Map<number, (ok: boolean) => void>();
   let asked = 0;
   const answer = (id: number, ok: boolean) => {
@@ -161,7 +156,7 @@ export function startCheckpointer(
     // Gone without stop() (it failed): the connection checkpoints itself again, as without a worker.
     if (!stopped && db.open) db.pragma('wal_autocheckpoint = 1000');
   });
-  const ask = (timeoutMs: number, startOver: boolean): Promise<boolean> => {
+  const startWalOver = (timeoutMs: number): Promise<boolean> => {
     if (stopped || exited) return Promise.resolve(false);
     const id = ++asked;
     return new Promise<boolean>((resolve) => {
@@ -170,15 +165,14 @@ export function startCheckpointer(
         clearTimeout(timer);
         resolve(ok);
       });
-      worker.postMessage({ now: id, startOver });
+      worker.postMessage({ now: id });
     });
   };
   return {
     get running() {
       return !exited && !stopped;
     },
-    checkpointNow: (timeoutMs) => ask(timeoutMs, false),
-    startWalOver: (timeoutMs) => ask(timeoutMs, true),
+    startWalOver,
     stop() {
       stopped ??= new Promise<number>((resolve) => {
         // Gone already: no answer and no exit is coming.

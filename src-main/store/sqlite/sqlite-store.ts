@@ -1130,7 +1130,6 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       const started = startCheckpointer(writer, { ...checkpointOptions, nativeBinding: options.nativeBinding, journalSizeLimit: restartWalBytes });
       checkpointer = started;
       return {
-        checkpointNow: (timeoutMs) => started.checkpointNow(timeoutMs),
         startWalOver: (timeoutMs) => started.startWalOver(timeoutMs),
         get running() {
           return started.running;

@@ -50,7 +50,7 @@ describe('checkpointer (WAL checkpoints on a worker thread)', () => {
     }
   });
 
-  it('checkpoints at once when asked (checkpointNow), and answers false once stopped', async () => {
+  it('checkpoints at once when asked (startWalOver), and answers false once stopped', async () => {
     const { file, store, sizeBefore } = await storeWithEmptyWal();
     try {
       // Its timer out of the way: only the request can copy anything.
@@ -58,11 +58,11 @@ describe('checkpointer (WAL checkpoints on a worker thread)', () => {
       expect(checkpointer.running).toBe(true);
       await insertRows(store);
       expect(fs.statSync(file).size).toBe(sizeBefore);
-      expect(await checkpointer.checkpointNow(10_000)).toBe(true);
+      expect(await checkpointer.startWalOver(10_000)).toBe(true);
       expect(fs.statSync(file).size).toBeGreaterThan(sizeBefore + 80_000);
       expect(await checkpointer.stop()).toBe(1);
       expect(checkpointer.running).toBe(false);
-      expect(await checkpointer.checkpointNow(10_000)).toBe(false);
+      expect(await checkpointer.startWalOver(10_000)).toBe(false);
       expect(await store.read((tx) => tx.get('PRAGMA integrity_check'))).toEqual({ integrity_check: 'ok' });
     } finally {
       await store.close();
@@ -140,7 +140,7 @@ describe('checkpointer (WAL checkpoints on a worker thread)', () => {
       }
       expect(errors.length).toBeGreaterThan(0);
       const asked = performance.now();
-      expect(await checkpointer.checkpointNow(10_000)).toBe(false);
+      expect(await checkpointer.startWalOver(10_000)).toBe(false);
       expect(performance.now() - asked).toBeLessThan(1000);
       expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
       expect(await checkpointer.stop()).toBe(0);
