@@ -11,7 +11,7 @@
  *                    [--orders 1000000] [--merchants 20] [--days 90] [--seed 1]
  *                    [--data-root .data/bench] [--profile DIR] [--serve-from DIR]
  *                    [--open-loop-rate 1000] [--open-loop-duration 10] [--open-loop-writers 4]
- *                    [--reference-commit wal-sync,pipelined,full] [--pg-pool 10]
+ *                    [--reference-commit wal-sync,pipelined,full] [--pg-pool 10] [--fixed-rate N]
  *
  * The seeded database is built once per (orders, merchants, days, seed) as a
  * template (and, for PostgreSQL, once more as a seeded cluster) and copied
@@ -75,6 +75,12 @@ const { values: opts } = parseArgs({
     'reference-commit': { type: 'string', default: 'wal-sync,pipelined,full' },
     /** Pool size of the PostgreSQL limit reference (the service's pool holds 10); a list runs one reference each and the limit is the fastest. */
     'pg-pool': { type: 'string', default: '10' },
+    /**
+     * Every closed-loop scenario at N requests/s over its connections instead (autocannon's overallRate), below what
+     * every target can answer: then each target's CPU time per request (its probe's CPU over the measured seconds ÷
+     * its answers) is the figure, and "CPU × limit" the ratio that compares them, free of how the two cores were shared.
+     */
+    'fixed-rate': { type: 'string' },
   },
 });
 if (opts.quick) {
@@ -92,6 +98,8 @@ const connections = Number(opts.connections);
 const openLoopRate = Number(opts['open-loop-rate']);
 const openLoopDuration = Number(opts['open-loop-duration']);
 const openLoopWriters = Number(opts['open-loop-writers']);
+const fixedRate = opts['fixed-rate'] === undefined ? undefined : Number(opts['fixed-rate']);
+if (fixedRate !== undefined && !(fixedRate > 0)) throw new Error('--fixed-rate must be a positive number of requests per second');
 const basePath = opts['base-path']!;
 const dataRoot = path.resolve(opts['data-root'] ?? path.join(root, '.data', 'bench'));
 const seedKey = `o${opts.orders}-m${opts.merchants}-d${opts.days}-s${opts.seed}`;
@@ -515,7 +523,9 @@ async function measure(group: Group, target: Target, round: number): Promise<Mea
     const spec: RequestSpec = target.kind === 'serve' ? base : { ...base, path: group.limitPath! };
     const urls = children.map((c) => c.url);
     const run = (seconds: number) =>
-      urls.length === 1 ? runLoad({ ...spec, url: urls[0]!, connections, durationSeconds: seconds }) : runLoadSplit({ ...spec, connections, durationSeconds: seconds }, urls);
+      urls.length === 1
+        ? runLoad({ ...spec, url: urls[0]!, connections, durationSeconds: seconds, rate: fixedRate })
+        : runLoadSplit({ ...spec, connections, durationSeconds: seconds, rate: fixedRate }, urls);
     if (warmup > 0) await run(warmup);
     m.loadBefore = loadAverage();
     marks = await Promise.all(children.map(probe));
@@ -533,7 +543,7 @@ async function measure(group: Group, target: Target, round: number): Promise<Mea
     const cpu = m.probes.map((p) => (p ? p.cpuPercent.toFixed(0) : '?')).join('+');
     log(
       `${group.name.padEnd(22)} ${target.name.padEnd(34)} r${round} ${load.rps.toFixed(0).padStart(7)} req/s  p50 ${load.p50.toFixed(2)} ms  p99 ${load.p99.toFixed(2)} ms  ` +
-        `loop p99 ${delays} ms  cpu ${cpu} %  generator cpu ${m.generatorCpuPercent.toFixed(0)} %  peak RSS ${m.peakRssMb.toFixed(0)} MB  failures ${load.failures}${load.failureSample ? ` (${load.failureSample})` : ''}  load ${m.loadAfter}`,
+        `loop p99 ${delays} ms  cpu ${cpu} % (${cpuUsPerRequest(m).toFixed(1)} µs/request)  generator cpu ${m.generatorCpuPercent.toFixed(0)} %  peak RSS ${m.peakRssMb.toFixed(0)} MB  failures ${load.failures}${load.failureSample ? ` (${load.failureSample})` : ''}  load ${m.loadAfter}`,
     );
   } finally {
     await Promise.all(children.map(stopChild));
@@ -882,6 +892,12 @@ async function main(): Promise<void> {
   }
 }
 
+/** The target's CPU time per answered request over the measured seconds, in µs (all its processes together). */
+function cpuUsPerRequest(m: Measurement): number {
+  const percent = m.probes.reduce((n, p) => n + (p?.cpuPercent ?? NaN), 0);
+  return m.rps === undefined || m.rps <= 0 ? NaN : (percent / 100) * 1e6 / m.rps;
+}
+
 interface Summary {
   group: string;
   target: string;
@@ -892,6 +908,11 @@ interface Summary {
   p99: number;
   loopDelayP99: number;
   cpuPercent: number;
+  /** CPU time per answered request (cpuUsPerRequest), median over the rounds, µs. */
+  cpuUs: number;
+  /** Median of the per-round ratios of the best limit reference's CPU time per request to this target's (limit scenarios). */
+  cpuRatio?: number;
+  cpuRatios?: number[];
   /** The load generator's CPU (median over the rounds), in % of one core. */
   generatorCpuPercent: number;
   peakRssMb: number;
@@ -910,6 +931,7 @@ function summarise(measurements: Measurement[]): Summary[] {
   // in a round, the fastest measured in that round; over the run, the one with the highest median.
   const limitsOf = (group: string) => measurements.filter((m) => m.group === group && m.kind === 'limit' && m.rps !== undefined);
   const roundLimit = (group: string, round: number) => Math.max(...limitsOf(group).filter((m) => m.round === round).map((m) => m.rps!));
+  const roundLimitCpu = (group: string, round: number) => Math.min(...limitsOf(group).filter((m) => m.round === round).map(cpuUsPerRequest).filter(Number.isFinite));
   const medianLimit = (group: string) => {
     const byTarget = new Map<string, number[]>();
     for (const m of limitsOf(group)) byTarget.set(m.target, [...(byTarget.get(m.target) ?? []), m.rps!]);
@@ -921,7 +943,7 @@ function summarise(measurements: Measurement[]): Summary[] {
     const done = ms.filter((m) => m.rps !== undefined);
     const first = ms[0]!;
     if (done.length === 0) {
-      out.push({ group, target, kind: first.kind, rounds: [], rps: NaN, p50: NaN, p99: NaN, loopDelayP99: NaN, cpuPercent: NaN, generatorCpuPercent: NaN, peakRssMb: NaN, failures: 0, skipped: first.skipped ?? 'no result' });
+      out.push({ group, target, kind: first.kind, rounds: [], rps: NaN, p50: NaN, p99: NaN, loopDelayP99: NaN, cpuPercent: NaN, cpuUs: NaN, generatorCpuPercent: NaN, peakRssMb: NaN, failures: 0, skipped: first.skipped ?? 'no result' });
       continue;
     }
     const s: Summary = {
@@ -934,6 +956,7 @@ function summarise(measurements: Measurement[]): Summary[] {
       p99: median(done.map((m) => m.p99!)),
       loopDelayP99: median(done.map((m) => Math.max(...m.probes.map((p) => p?.loopDelayMs.p99 ?? NaN)))),
       cpuPercent: median(done.map((m) => m.probes.reduce((n, p) => n + (p?.cpuPercent ?? NaN), 0))),
+      cpuUs: median(done.map(cpuUsPerRequest)),
       generatorCpuPercent: median(done.map((m) => m.generatorCpuPercent ?? NaN)),
       peakRssMb: Math.max(...done.map((m) => m.peakRssMb!)),
       failures: done.reduce((n, m) => n + m.failures!, 0),
@@ -944,8 +967,14 @@ function summarise(measurements: Measurement[]): Summary[] {
         const limit = roundLimit(group, m.round);
         return Number.isFinite(limit) ? [m.rps! / limit] : [];
       });
-      if (ratios.length > 0) Object.assign(s, { ratio: median(ratios), ratios, ratioTo: 'best limit reference of the same round' });
-    } else if (first.kind !== 'limit' && def.ratioTo) {
+      // At a fixed rate every target that keeps up answers as many: only the CPU ratio compares them.
+      if (ratios.length > 0 && fixedRate === undefined) Object.assign(s, { ratio: median(ratios), ratios, ratioTo: 'best limit reference of the same round' });
+      const cpuRatios = done.flatMap((m) => {
+        const ratio = roundLimitCpu(group, m.round) / cpuUsPerRequest(m);
+        return Number.isFinite(ratio) ? [ratio] : [];
+      });
+      if (cpuRatios.length > 0) Object.assign(s, { cpuRatio: median(cpuRatios), cpuRatios });
+    } else if (first.kind !== 'limit' && def.ratioTo && fixedRate === undefined) {
       const limit = medianLimit(def.ratioTo);
       if (Number.isFinite(limit)) Object.assign(s, { ratio: s.rps / limit, ratioTo: `${def.ratioTo} limit (median)` });
     }
@@ -988,22 +1017,25 @@ function buildReport(input: {
     `serve listening after start: ${f(listenMedian)} ms median of ${listenMs.length} (bundle), ${f(input.tsxListenMs)} ms (tsx); idle RSS ${f(input.rss.idleMb)} MB (${IDLE_RSS_AFTER_MS / 1000} s after start, no request; ${f(input.rss.at2sMb)} MB at 2 s, peak ${f(input.rss.peakMb)} MB).` +
       (input.self.rebuilds > 1 ? ` (The bundle was rebuilt ${input.self.rebuilds} times: sources changed during the run.)` : ''),
     '',
-    '| scenario | target | req/s per round | req/s (median) | p50 ms | p99 ms | × limit | loop delay p99 ms | CPU % | peak RSS MB | failures | generator CPU % |',
-    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | target | req/s per round | req/s (median) | p50 ms | p99 ms | × limit | loop delay p99 ms | CPU % | CPU µs/request | CPU × limit | peak RSS MB | failures | generator CPU % |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const s of summaries) {
     if (s.skipped) {
-      md.push(`| ${s.group} | ${s.target} | skipped: ${s.skipped} | | | | | | | | | |`);
+      md.push(`| ${s.group} | ${s.target} | skipped: ${s.skipped} | | | | | | | | | | | |`);
       continue;
     }
     const ratio = s.ratio === undefined ? '' : `${s.ratio.toFixed(2)}${s.ratios && s.ratios.length > 1 ? ` (${s.ratios.map((r) => r.toFixed(2)).join(', ')})` : ''}${s.ratioTo?.includes('median') ? '¹' : ''}`;
+    const cpuRatio = s.cpuRatio === undefined ? '' : `${s.cpuRatio.toFixed(2)}${s.cpuRatios && s.cpuRatios.length > 1 ? ` (${s.cpuRatios.map((r) => r.toFixed(2)).join(', ')})` : ''}`;
     md.push(
-      `| ${s.group} | ${s.target} | ${s.rounds.map((r) => f(r)).join(' / ')} | ${f(s.rps)} | ${f(s.p50, 2)} | ${f(s.p99, 2)} | ${ratio} | ${f(s.loopDelayP99, 1)} | ${f(s.cpuPercent)} | ${f(s.peakRssMb)} | ${s.failures} | ${f(s.generatorCpuPercent)} |`,
+      `| ${s.group} | ${s.target} | ${s.rounds.map((r) => f(r)).join(' / ')} | ${f(s.rps)} | ${f(s.p50, 2)} | ${f(s.p99, 2)} | ${ratio} | ${f(s.loopDelayP99, 1)} | ${f(s.cpuPercent)} | ${f(s.cpuUs, 1)} | ${cpuRatio} | ${f(s.peakRssMb)} | ${s.failures} | ${f(s.generatorCpuPercent)} |`,
     );
   }
   md.push(
     '',
-    '× limit: the median of the per-round ratios to the fastest limit reference of the same round. ¹ against the median of the list-first limit reference (page 1): the nearest signed read the reference does.',
+    '× limit: the median of the per-round ratios to the fastest limit reference of the same round. ¹ against the median of the list-first limit reference (page 1): the nearest signed read the reference does. ' +
+      'CPU µs/request: the target\'s CPU time over the measured seconds (every thread of its processes) per answer; CPU × limit: the median of the per-round ratios of the lowest limit reference\'s to it' +
+      (fixedRate === undefined ? ' (closed loop: every target near a full core, so this follows × limit).' : `. Every closed-loop scenario ran at a fixed ${fixedRate} requests/s (--fixed-rate): req/s shows whether a target kept up, CPU × limit compares them.`),
   );
   if (input.openLoop) {
     const { floor, rows } = input.openLoop;

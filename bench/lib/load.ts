@@ -20,6 +20,8 @@ export interface LoadSpec {
   checkBody?: (body: string) => boolean;
   connections: number;
   durationSeconds: number;
+  /** Requests per second over all connections (autocannon's overallRate); none: each connection sends its next request on an answer. */
+  rate?: number | undefined;
 }
 
 export interface LoadResult {
@@ -59,6 +61,7 @@ async function collect(spec: LoadSpec, url: string, connections: number): Promis
     url,
     connections,
     duration: spec.durationSeconds,
+    ...(spec.rate !== undefined ? { overallRate: spec.rate } : {}),
     timeout: 10,
     requests: [
       {
@@ -119,5 +122,6 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
 /** The same load split evenly over several servers at once (instances on one database); one result for all. */
 export async function runLoadSplit(spec: Omit<LoadSpec, 'url'>, urls: string[]): Promise<LoadResult> {
   const per = Math.max(1, Math.round(spec.connections / urls.length));
-  return summarise(await Promise.all(urls.map((url) => collect({ ...spec, url }, url, per))));
+  const rate = spec.rate === undefined ? undefined : spec.rate / urls.length;
+  return summarise(await Promise.all(urls.map((url) => collect({ ...spec, url, rate }, url, per))));
 }

@@ -142,21 +142,6 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
       else done(err as Error, undefined);
     }
   });
-  // A POST with no body and no Content-Type still needs the JSON content type.
-  // (Hooks here take a callback, not async: no promise per request for a check that rarely fails.)
-  app.addHook('preValidation', (request, _reply, done) => {
-    if (request.method === 'POST' && request.body === undefined) {
-      const type = request.headers['content-type'];
-      if (!type || !/^application\/json\b/i.test(type)) {
-        done(new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Content-Type: must be application/json'));
-        return;
-      }
-      done(new AppError(ErrorCode.MALFORMED_JSON, 'body: is empty'));
-      return;
-    }
-    done();
-  });
-
   installErrorHandling(app);
 
   // A request that still arrives on an open connection while the listener drains.
@@ -166,7 +151,9 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
     done();
   });
   // First thing on every request of the listener, before the body is read: refused while closing, then
-  // counted per client address.
+  // counted per client address, then a POST with nothing to parse refused. (A callback, not async: no promise
+  // per request for checks that rarely fail; one hook for all three, as each kind of hook a request goes
+  // through is a step of Fastify's more for every request.)
   const limits = options.rateLimits ?? DEFAULT_RATE_LIMITS;
   const byAddress = limits.perAddress ? createRateLimiter(limits.perAddress, 'client address') : undefined;
   app.addHook('onRequest', (request, _reply, done) => {
@@ -176,10 +163,18 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
     }
     try {
       byAddress?.take(request.ip);
-      done();
     } catch (err) {
       done(err as Error);
+      return;
     }
+    // A POST with neither a body nor a Content-Type would reach its route with no body (Fastify runs no parser
+    // for it); it still needs the JSON content type. (Any other POST goes through the JSON parser, or is refused
+    // as another media type; on a missing path the error handler answers 404 instead.)
+    if (request.method === 'POST' && isBodylessWithoutType(request.headers)) {
+      done(new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Content-Type: must be application/json'));
+      return;
+    }
+    done();
   });
   const byApiKey = limits.perApiKey ? createRateLimiter(limits.perApiKey, 'api_key') : undefined;
 
@@ -203,6 +198,13 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
   registerChannelRoutes(app, service);
   registerCheckoutRoutes(app, service);
   return app;
+}
+
+/** What Fastify takes for a request without a body to parse: no Content-Type, no Transfer-Encoding, no or a zero Content-Length. */
+function isBodylessWithoutType(headers: FastifyRequest['headers']): boolean {
+  if (headers['content-type'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
+  const length = headers['content-length'];
+  return length === undefined || length === '0';
 }
 
 /**

@@ -3,6 +3,7 @@
  * (SQLite file or PostgreSQL database) and real signatures: success shapes, every error class, isolation,
  * replay and clock skew.
  */
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { computeSignature } from '../../../src-shared/client/sign';
 import { newNonce } from '../../../src-shared/client/merchant-client';
@@ -508,6 +509,29 @@ describe('transport errors', () => {
       expect(res.body.data).toBeNull();
     }
     expect(await rowCount(service, 'orders')).toBe(0);
+    expect(await rowCount(service, 'nonces')).toBe(0);
+  });
+
+  it('refuses a POST without a Content-Type however its empty body is framed, before the route', async () => {
+    const { listener, service } = await setup();
+    const { hostname, port } = new URL(listener.url);
+    // Raw bytes: fetch always frames a POST itself.
+    const send = (framing: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), hostname, () => {
+          socket.end(`POST ${PREFIX}/createOrder HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n${framing}\r\n`);
+        });
+        let answer = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (answer += chunk));
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    for (const framing of ['', 'Content-Length: 0\r\n', 'Transfer-Encoding: chunked\r\n\r\n0\r\n']) {
+      const answer = await send(framing);
+      expect(answer.split('\r\n')[0], JSON.stringify(framing)).toBe('HTTP/1.1 415 Unsupported Media Type');
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)), JSON.stringify(framing)).toEqual({ code: 1005, msg: 'Content-Type: must be application/json', data: null });
+    }
     expect(await rowCount(service, 'nonces')).toBe(0);
   });
 
