@@ -308,6 +308,10 @@ interface ProbeLine {
   seconds: number;
   loopDelayMs: { p50: number; p90: number; p99: number; p999: number; max: number; mean: number };
   cpuPercent: number;
+  /** The main thread alone (null on a Node without process.threadCpuUsage). */
+  mainThreadCpuPercent?: number | null;
+  /** Share of the time the main thread's event loop was not waiting for events. */
+  eventLoopUtilization?: number;
   rssMb: number;
 }
 
@@ -541,9 +545,11 @@ async function measure(group: Group, target: Target, round: number): Promise<Mea
     Object.assign(m, load);
     const delays = m.probes.map((p) => (p ? p.loopDelayMs.p99.toFixed(1) : '?')).join('+');
     const cpu = m.probes.map((p) => (p ? p.cpuPercent.toFixed(0) : '?')).join('+');
+    const main = m.probes.map((p) => (p?.mainThreadCpuPercent != null ? p.mainThreadCpuPercent.toFixed(0) : '?')).join('+');
+    const busy = m.probes.map((p) => (p?.eventLoopUtilization !== undefined ? p.eventLoopUtilization.toFixed(2) : '?')).join('+');
     log(
       `${group.name.padEnd(22)} ${target.name.padEnd(34)} r${round} ${load.rps.toFixed(0).padStart(7)} req/s  p50 ${load.p50.toFixed(2)} ms  p99 ${load.p99.toFixed(2)} ms  ` +
-        `loop p99 ${delays} ms  cpu ${cpu} % (${cpuUsPerRequest(m).toFixed(1)} µs/request)  generator cpu ${m.generatorCpuPercent.toFixed(0)} %  peak RSS ${m.peakRssMb.toFixed(0)} MB  failures ${load.failures}${load.failureSample ? ` (${load.failureSample})` : ''}  load ${m.loadAfter}`,
+        `loop p99 ${delays} ms  cpu ${cpu} % (${cpuUsPerRequest(m).toFixed(1)} µs/request; main thread ${main} %, loop busy ${busy})  generator cpu ${m.generatorCpuPercent.toFixed(0)} %  peak RSS ${m.peakRssMb.toFixed(0)} MB  failures ${load.failures}${load.failureSample ? ` (${load.failureSample})` : ''}  load ${m.loadAfter}`,
     );
   } finally {
     await Promise.all(children.map(stopChild));
@@ -908,6 +914,10 @@ interface Summary {
   p99: number;
   loopDelayP99: number;
   cpuPercent: number;
+  /** The main thread's CPU (first child), median over the rounds, in % of one core. */
+  mainThreadCpuPercent: number;
+  /** Its event loop's utilisation (first child), median over the rounds. */
+  eventLoopUtilization: number;
   /** CPU time per answered request (cpuUsPerRequest), median over the rounds, µs. */
   cpuUs: number;
   /** Median of the per-round ratios of the best limit reference's CPU time per request to this target's (limit scenarios). */
@@ -943,7 +953,7 @@ function summarise(measurements: Measurement[]): Summary[] {
     const done = ms.filter((m) => m.rps !== undefined);
     const first = ms[0]!;
     if (done.length === 0) {
-      out.push({ group, target, kind: first.kind, rounds: [], rps: NaN, p50: NaN, p99: NaN, loopDelayP99: NaN, cpuPercent: NaN, cpuUs: NaN, generatorCpuPercent: NaN, peakRssMb: NaN, failures: 0, skipped: first.skipped ?? 'no result' });
+      out.push({ group, target, kind: first.kind, rounds: [], rps: NaN, p50: NaN, p99: NaN, loopDelayP99: NaN, cpuPercent: NaN, mainThreadCpuPercent: NaN, eventLoopUtilization: NaN, cpuUs: NaN, generatorCpuPercent: NaN, peakRssMb: NaN, failures: 0, skipped: first.skipped ?? 'no result' });
       continue;
     }
     const s: Summary = {
@@ -956,6 +966,8 @@ function summarise(measurements: Measurement[]): Summary[] {
       p99: median(done.map((m) => m.p99!)),
       loopDelayP99: median(done.map((m) => Math.max(...m.probes.map((p) => p?.loopDelayMs.p99 ?? NaN)))),
       cpuPercent: median(done.map((m) => m.probes.reduce((n, p) => n + (p?.cpuPercent ?? NaN), 0))),
+      mainThreadCpuPercent: median(done.map((m) => m.probes[0]?.mainThreadCpuPercent ?? NaN)),
+      eventLoopUtilization: median(done.map((m) => m.probes[0]?.eventLoopUtilization ?? NaN)),
       cpuUs: median(done.map(cpuUsPerRequest)),
       generatorCpuPercent: median(done.map((m) => m.generatorCpuPercent ?? NaN)),
       peakRssMb: Math.max(...done.map((m) => m.peakRssMb!)),
@@ -1017,7 +1029,7 @@ function buildReport(input: {
     `serve listening after start: ${f(listenMedian)} ms median of ${listenMs.length} (bundle), ${f(input.tsxListenMs)} ms (tsx); idle RSS ${f(input.rss.idleMb)} MB (${IDLE_RSS_AFTER_MS / 1000} s after start, no request; ${f(input.rss.at2sMb)} MB at 2 s, peak ${f(input.rss.peakMb)} MB).` +
       (input.self.rebuilds > 1 ? ` (The bundle was rebuilt ${input.self.rebuilds} times: sources changed during the run.)` : ''),
     '',
-    '| scenario | target | req/s per round | req/s (median) | p50 ms | p99 ms | × limit | loop delay p99 ms | CPU % | CPU µs/request | CPU × limit | peak RSS MB | failures | generator CPU % |',
+    '| scenario | target | req/s per round | req/s (median) | p50 ms | p99 ms | × limit | loop delay p99 ms | CPU % (main thread; loop busy) | CPU µs/request | CPU × limit | peak RSS MB | failures | generator CPU % |',
     '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const s of summaries) {
@@ -1028,7 +1040,7 @@ function buildReport(input: {
     const ratio = s.ratio === undefined ? '' : `${s.ratio.toFixed(2)}${s.ratios && s.ratios.length > 1 ? ` (${s.ratios.map((r) => r.toFixed(2)).join(', ')})` : ''}${s.ratioTo?.includes('median') ? '¹' : ''}`;
     const cpuRatio = s.cpuRatio === undefined ? '' : `${s.cpuRatio.toFixed(2)}${s.cpuRatios && s.cpuRatios.length > 1 ? ` (${s.cpuRatios.map((r) => r.toFixed(2)).join(', ')})` : ''}`;
     md.push(
-      `| ${s.group} | ${s.target} | ${s.rounds.map((r) => f(r)).join(' / ')} | ${f(s.rps)} | ${f(s.p50, 2)} | ${f(s.p99, 2)} | ${ratio} | ${f(s.loopDelayP99, 1)} | ${f(s.cpuPercent)} | ${f(s.cpuUs, 1)} | ${cpuRatio} | ${f(s.peakRssMb)} | ${s.failures} | ${f(s.generatorCpuPercent)} |`,
+      `| ${s.group} | ${s.target} | ${s.rounds.map((r) => f(r)).join(' / ')} | ${f(s.rps)} | ${f(s.p50, 2)} | ${f(s.p99, 2)} | ${ratio} | ${f(s.loopDelayP99, 1)} | ${f(s.cpuPercent)} (${f(s.mainThreadCpuPercent)}; ${f(s.eventLoopUtilization, 2)}) | ${f(s.cpuUs, 1)} | ${cpuRatio} | ${f(s.peakRssMb)} | ${s.failures} | ${f(s.generatorCpuPercent)} |`,
     );
   }
   md.push(

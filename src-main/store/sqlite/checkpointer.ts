@@ -19,7 +19,7 @@ import type { Database } from 'better-sqlite3';
 /**
  * Frames the service connection lets the WAL reach before checkpointing
  * itself, on the event loop (~256 MiB). The store has the worker start the
- * WAL over at 64 MiB (sqlite-store.ts, `restartWal`): this is only for a
+ * WAL over at 128 MiB (sqlite-store.ts, `restartWal`): this is only for a
  * worker that has stalled.
  */
 export const SAFETY_NET_FRAMES = 65_536;
@@ -93,6 +93,10 @@ parentPort.on('message', (message) => {
     parentPort.postMessage({ done: message.now, ok: startOver() });
     return;
   }
+  if (message && message.catchUp !== undefined) {
+    parentPort.postMessage({ done: message.catchUp, ok: checkpoint() });
+    return;
+  }
   if (message !== 'stop') return;
   clearInterval(timer);
   db.close();
@@ -113,6 +117,12 @@ export interface Checkpointer {
    * (a stalled disk). Never rejects.
    */
   startWalOver(timeoutMs: number): Promise<boolean>;
+  /**
+   * A checkpoint at once on the worker, nothing more (the writer goes on
+   * committing meanwhile): resolves true if it copied every frame there was
+   * when it began; false as startWalOver does. Never rejects.
+   */
+  catchUp(timeoutMs: number): Promise<boolean>;
   /** False once stopped, or once the worker has exited on its own (then the connection's automatic checkpoint is back at SQLite's default). */
   readonly running: boolean;
   /** Stops the worker after its current checkpoint; resolves with how many it ran. */
@@ -156,7 +166,7 @@ export function startCheckpointer(
     // Gone without stop() (it failed): the connection checkpoints itself again, as without a worker.
     if (!stopped && db.open) db.pragma('wal_autocheckpoint = 1000');
   });
-  const startWalOver = (timeoutMs: number): Promise<boolean> => {
+  const ask = (kind: 'now' | 'catchUp', timeoutMs: number): Promise<boolean> => {
     if (stopped || exited) return Promise.resolve(false);
     const id = ++asked;
     return new Promise<boolean>((resolve) => {
@@ -165,14 +175,15 @@ export function startCheckpointer(
         clearTimeout(timer);
         resolve(ok);
       });
-      worker.postMessage({ now: id });
+      worker.postMessage({ [kind]: id });
     });
   };
   return {
     get running() {
       return !exited && !stopped;
     },
-    startWalOver,
+    startWalOver: (timeoutMs) => ask('now', timeoutMs),
+    catchUp: (timeoutMs) => ask('catchUp', timeoutMs),
     stop() {
       stopped ??= new Promise<number>((resolve) => {
         // Gone already: no answer and no exit is coming.

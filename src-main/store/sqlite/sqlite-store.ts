@@ -90,6 +90,8 @@ export const sqliteTestHooks: {
   syncWal?: ((sync: () => Promise<void>) => Promise<void>) | undefined;
   /** The store starts the WAL over: by the checkpoint worker, or (no worker running) on the event loop. */
   walRestart?: ((by: 'worker' | 'event loop') => void) | undefined;
+  /** The store asks the worker to catch up (a checkpoint, batches going on) before it asks for a restart. */
+  walCatchUp?: (() => void) | undefined;
   /** The worker's answer to a walRestart by it: true once it has started the WAL over. */
   walRestartedByWorker?: ((ok: boolean) => void) | undefined;
 } = {};
@@ -402,8 +404,12 @@ const SETTLED: InFlight = { settled: true, done: Promise.resolve() };
  */
 const SNAPSHOT_DEMAND_MS = 1000;
 
-/** Bytes of WAL (64 MiB) past which the store starts it over itself (`restartWal`). */
-const RESTART_WAL_BYTES = 64 * 2 ** 20;
+/**
+ * Bytes of WAL (128 MiB) past which the store starts it over itself (`restartWal`). Each restart holds the
+ * next batch for about 10 ms (the database file's fsync): at 64 MiB, 2.6 a second under createOrder on
+ * 1,000,000 orders (docs/benchmarks.md, "The event loop idle under createOrder").
+ */
+const RESTART_WAL_BYTES = 128 * 2 ** 20;
 
 /**
  * How long the next batch waits for the worker's checkpoint that lets the
@@ -589,6 +595,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   const restartWaitMs = options.restartWaitMs ?? RESTART_WAIT_MS;
   /** After a checkpoint for a restart on the event loop: 'next', the next commit starts the WAL over; 'check', the one after sees whether it did. */
   let restartStep: 'next' | 'check' | null = null;
+  /** The worker's checkpoint before a restart by it, while batches go on: asked for, or answered. */
+  let restartCatchUp: 'asked' | 'answered' | null = null;
 
   // The batch's own statements, prepared once (db.exec compiles its text every time).
   const begin = writer.prepare('BEGIN IMMEDIATE');
@@ -712,6 +720,12 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
    * SQLite needs before frames overwrite the old ones, and the cut back to
    * journal_size_limit happen on its thread. The next batch begins only
    * after that (its units may gather meanwhile; the event loop runs on).
+   * That wait is short because the worker has caught up first: the first
+   * commit past restartWalBytes only asks it for a checkpoint, batches go
+   * on meanwhile, and the first commit after its answer asks for the
+   * restart, whose checkpoint then copies only what came since (the wait
+   * was 27 ms a restart when that copy was up to 200 ms of writes, 4 % of
+   * createOrder's time on 1,000,000 orders; docs/benchmarks.md).
    * Without a worker, the store checkpoints on the event loop right after
    * the commit, and only while it pins (else the automatic checkpoint
    * does); the next commit then starts the WAL over, with that fsync, on
@@ -736,6 +750,17 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       restartFailed();
       return false;
     }
+    const worker = runningWorker();
+    if (worker && restartCatchUp !== 'answered') {
+      if (restartCatchUp === null) {
+        restartCatchUp = 'asked';
+        sqliteTestHooks.walCatchUp?.();
+        // Whatever it answers: the restart's own checkpoint says whether everything is copied.
+        void worker.catchUp(restartWaitMs).then(() => (restartCatchUp = 'answered'));
+      }
+      return false;
+    }
+    restartCatchUp = null;
     return true;
   }
 
@@ -986,8 +1011,13 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     stats.largestBatch = Math.max(stats.largestBatch, batch.length);
     // Acknowledged in slices too: each unit's continuation (its answer
     // serialised and written) runs before the next slice, so a large batch
-    // does not answer everyone in one long stretch of the event loop.
-    let chunk = 1;
+    // does not answer everyone in one long stretch of the event loop. A
+    // slice is as large as the last batch's last one was, then follows what
+    // a slice takes: starting every batch at 1 and doubling took a turn of
+    // the loop per doubling, and the next batch's commit, so its WAL sync,
+    // waited for them all (createOrder's event loop idle a tenth of the time,
+    // a twentieth after; docs/benchmarks.md).
+    let chunk = ackChunk;
     for (let i = 0; i < batch.length; ) {
       const start = performance.now();
       for (const end = Math.min(batch.length, i + chunk); i < end; i++) {
@@ -998,10 +1028,14 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       if (i < batch.length) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         const took = performance.now() - start;
-        chunk = took > yieldAfterMs ? Math.max(1, chunk >> 1) : took < yieldAfterMs / 2 ? chunk * 2 : chunk;
+        chunk = took > yieldAfterMs ? Math.max(1, chunk >> 1) : took < yieldAfterMs / 2 ? Math.min(maxBatch, chunk * 2) : chunk;
+        ackChunk = chunk;
       }
     }
   }
+
+  /** How many units syncAndAcknowledge answers per turn of the event loop, as its last slices found (at most maxBatch). */
+  let ackChunk = 1;
 
   /** A unit's answer (its hooks run with its batch's acknowledgements). Settling twice is harmless: the first wins. */
   function settle(job: Job, outcome: Outcome): void {
@@ -1131,6 +1165,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       checkpointer = started;
       return {
         startWalOver: (timeoutMs) => started.startWalOver(timeoutMs),
+        catchUp: (timeoutMs) => started.catchUp(timeoutMs),
         get running() {
           return started.running;
         },

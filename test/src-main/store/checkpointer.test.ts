@@ -69,6 +69,26 @@ describe('checkpointer (WAL checkpoints on a worker thread)', () => {
     }
   });
 
+  it('catches up when asked (catchUp): every frame copied back, the WAL not started over, the writer going on', async () => {
+    const { file, store, sizeBefore } = await storeWithEmptyWal();
+    try {
+      const checkpointer = store.startCheckpointer({ intervalMs: 3_600_000 });
+      await insertRows(store);
+      const salts = walSalts(file);
+      expect(fs.statSync(file).size).toBe(sizeBefore);
+      expect(await checkpointer.catchUp(10_000)).toBe(true);
+      expect(fs.statSync(file).size).toBeGreaterThan(sizeBefore + 80_000);
+      // A checkpoint alone: the WAL keeps its header (only a write after it would start the WAL over).
+      expect(walSalts(file)).toBe(salts);
+      await insertRows(store);
+      expect(await store.read((tx) => tx.get('SELECT count(*) AS n FROM t'))).toEqual({ n: 400 });
+      await checkpointer.stop();
+      expect(await checkpointer.catchUp(10_000)).toBe(false);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('starts the WAL over on the worker (startWalOver): a new header and the file cut back without a commit of the writer, nothing lost; not while a reader holds a mark on it', async () => {
     const file = path.join(tempDir(), 'db.sqlite');
     const limit = 16 * 4096;
