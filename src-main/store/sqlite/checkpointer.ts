@@ -8,9 +8,10 @@
  * never block the writer; the service connection's own automatic
  * checkpoint stays on at a higher threshold as a safety net, should the
  * worker stall. When the WAL is to start over (sqlite-store.ts,
- * `restartWal`), the store has the worker checkpoint at once and start it
- * over itself (`startWalOver`), so the new WAL header's fsync and the cut
- * back to journal_size_limit happen on the worker's thread too.
+ * `restartWal`), the store has the worker catch up (`catchUp`, while the
+ * writer goes on), then checkpoint at once and start it over itself
+ * (`startWalOver`), so the new WAL header's fsync and the cut back to
+ * journal_size_limit happen on the worker's thread too.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
