@@ -597,6 +597,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   let restartStep: 'next' | 'check' | null = null;
   /** The worker's checkpoint before a restart by it, while batches go on: asked for, or answered. */
   let restartCatchUp: 'asked' | 'answered' | null = null;
+  /** How many units syncAndAcknowledge answers per turn of the event loop, as its last slices found (at most maxBatch). */
+  let ackChunk = 1;
 
   // The batch's own statements, prepared once (db.exec compiles its text every time).
   const begin = writer.prepare('BEGIN IMMEDIATE');
@@ -724,8 +726,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
    * commit past restartWalBytes only asks it for a checkpoint, batches go
    * on meanwhile, and the first commit after its answer asks for the
    * restart, whose checkpoint then copies only what came since (the wait
-   * was 27 ms a restart when that copy was up to 200 ms of writes, 4 % of
-   * createOrder's time on 1,000,000 orders; docs/benchmarks.md).
+   * was 15 ms a restart when that copy was up to 200 ms of writes, 11 ms
+   * after; 4 % of createOrder's time on 1,000,000 orders before;
+   * docs/benchmarks.md).
    * Without a worker, the store checkpoints on the event loop right after
    * the commit, and only while it pins (else the automatic checkpoint
    * does); the next commit then starts the WAL over, with that fsync, on
@@ -1033,9 +1036,6 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       }
     }
   }
-
-  /** How many units syncAndAcknowledge answers per turn of the event loop, as its last slices found (at most maxBatch). */
-  let ackChunk = 1;
 
   /** A unit's answer (its hooks run with its batch's acknowledgements). Settling twice is harmless: the first wins. */
   function settle(job: Job, outcome: Outcome): void {
