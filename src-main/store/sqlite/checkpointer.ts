@@ -11,7 +11,11 @@
  * `restartWal`), the store has the worker catch up (`catchUp`, while the
  * writer goes on), then checkpoint at once and start it over itself
  * (`startWalOver`), so the new WAL header's fsync and the cut back to
- * journal_size_limit happen on the worker's thread too.
+ * journal_size_limit happen on the worker's thread too. For the store the
+ * worker also keeps a read mark on the WAL (`ownsWalRestarts`), so that no
+ * commit of the store's starts the WAL over after a timed checkpoint that
+ * copied every frame: those restarts, and their header's fsync, were the
+ * last fsync on the event loop.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -21,7 +25,8 @@ import type { Database } from 'better-sqlite3';
  * Frames the service connection lets the WAL reach before checkpointing
  * itself, on the event loop (~256 MiB). The store has the worker start the
  * WAL over at 128 MiB (sqlite-store.ts, `restartWal`): this is only for a
- * worker that has stalled.
+ * worker that has stalled (it copies up to the worker's mark; the WAL
+ * starts over once the worker is back, or gone with its mark).
  */
 export const SAFETY_NET_FRAMES = 65_536;
 
@@ -35,15 +40,66 @@ db.pragma('busy_timeout = 1000');
 // The WAL is cut back to the store's limit by the commit that starts it over: this connection's, in startOver.
 if (workerData.journalSizeLimit !== undefined) db.pragma('journal_size_limit = ' + Number(workerData.journalSizeLimit));
 const readVersion = db.prepare('PRAGMA user_version').pluck();
+// ownsWalRestarts: a read transaction of a second connection, kept open, holds a mark on the WAL so that no
+// other connection's commit starts it over (SQLite does so only while no reader holds one); see markWal.
+const marker = workerData.ownsWalRestarts ? new Database(workerData.file, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {}) : null;
+if (marker) marker.pragma('busy_timeout = 1000');
+const markerRead = marker ? marker.prepare('PRAGMA user_version').pluck() : null;
+/**
+ * True while the WAL holds frames no checkpoint has copied back. Only then does a new read transaction
+ * take a mark on the WAL (on a WAL copied back entirely, SQLite reads the database file and takes none),
+ * and only then may the marker let go of its mark for a moment: no commit starts the WAL over while a
+ * frame is left to copy, and only this worker copies frames (the writer's own automatic checkpoint is
+ * the safety net for a worker that has stalled).
+ */
+let behind = false;
 let checkpoints = 0;
-/** True when every frame of the WAL is in the database file now (PASSIVE reports a partial copy, it does not throw). */
+function report(err) {
+  parentPort.postMessage({ error: String((err && err.message) || err) });
+}
+/** The marker's mark moved up to the WAL's last frame, while that is safe (behind). */
+function markWal() {
+  if (!marker || !behind) return;
+  try {
+    if (marker.inTransaction) marker.exec('COMMIT');
+    marker.exec('BEGIN');
+    markerRead.get();
+  } catch (err) {
+    report(err);
+  }
+}
+function unmarkWal() {
+  try {
+    if (marker && marker.inTransaction) marker.exec('COMMIT');
+  } catch (err) {
+    report(err);
+  }
+}
+/**
+ * True when every frame the WAL had as it began is in the database file now (PASSIVE reports a partial
+ * copy, it does not throw). With the marker, it copies frames up to the marker's mark, moved up to the
+ * last frame first, and the mark stays on: a checkpoint that copied every frame would otherwise leave the
+ * WAL to start over at the next commit, whichever connection makes it.
+ */
 function checkpoint() {
+  markWal();
+  return copyBack();
+}
+/** A PASSIVE checkpoint as the WAL's marks allow it. */
+function copyBack() {
   try {
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
     checkpoints++;
-    return result.busy === 0 && result.log === result.checkpointed;
+    const copiedAll = result.busy === 0 && result.log === result.checkpointed;
+    // What it reports is the WAL as it began: frames committed meanwhile are left. Asked again, with the
+    // mark where this one stopped, SQLite copies nothing (no fsync) and tells the WAL's last frame now.
+    if (marker) {
+      const [now] = db.pragma('wal_checkpoint(PASSIVE)');
+      behind = now.busy === 0 && now.log > now.checkpointed;
+    }
+    return copiedAll;
   } catch (err) {
-    parentPort.postMessage({ error: String((err && err.message) || err) });
+    report(err);
     return false;
   }
 }
@@ -71,22 +127,32 @@ function walSalts() {
  * taken, or a reader's mark on the WAL kept SQLite from starting it over.
  */
 function startOver() {
-  if (!checkpoint()) return false;
-  const before = walSalts();
+  // The store holds its commits until the answer: the marker lets go, or SQLite would not start the WAL over.
+  unmarkWal();
   try {
-    db.exec('BEGIN IMMEDIATE');
+    if (!copyBack()) return false;
+    const before = walSalts();
     try {
-      db.pragma('user_version = ' + Number(readVersion.get()));
-      db.exec('COMMIT');
-    } finally {
-      if (db.inTransaction) db.exec('ROLLBACK');
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        db.pragma('user_version = ' + Number(readVersion.get()));
+        db.exec('COMMIT');
+        // This write's frame is left to copy, whether or not it started the WAL over.
+        behind = true;
+      } finally {
+        if (db.inTransaction) db.exec('ROLLBACK');
+      }
+    } catch (err) {
+      report(err);
+      return false;
     }
-  } catch (err) {
-    parentPort.postMessage({ error: String((err && err.message) || err) });
-    return false;
+    const after = walSalts();
+    // No header before: an empty WAL, whose first header this write wrote.
+    return after !== null && after !== before;
+  } finally {
+    // Before the store's next commit: the mark back on.
+    markWal();
   }
-  const after = walSalts();
-  return before !== null && after !== null && after !== before;
 }
 const timer = setInterval(checkpoint, workerData.intervalMs);
 parentPort.on('message', (message) => {
@@ -100,6 +166,7 @@ parentPort.on('message', (message) => {
   }
   if (message !== 'stop') return;
   clearInterval(timer);
+  if (marker) marker.close();
   db.close();
   parentPort.postMessage({ stopped: true, checkpoints });
   parentPort.close();
@@ -132,7 +199,19 @@ export interface Checkpointer {
 
 export function startCheckpointer(
   db: Database,
-  options: { intervalMs?: number; nativeBinding?: string; journalSizeLimit?: number; onError?: (message: string) => void } = {},
+  options: {
+    intervalMs?: number;
+    nativeBinding?: string;
+    journalSizeLimit?: number;
+    /**
+     * Only the worker starts the WAL over (startWalOver): a read mark of its own keeps every other
+     * connection's commit from doing so, with its header's fsync, after a checkpoint that copied every
+     * frame. For a caller that asks for startWalOver as the WAL grows (the store); without it the WAL
+     * would grow without end.
+     */
+    ownsWalRestarts?: boolean;
+    onError?: (message: string) => void;
+  } = {},
 ): Checkpointer {
   const require = createRequire(import.meta.url);
   const worker = new Worker(WORKER_SOURCE, {
@@ -143,6 +222,7 @@ export function startCheckpointer(
       intervalMs: options.intervalMs ?? 200,
       nativeBinding: options.nativeBinding,
       journalSizeLimit: options.journalSizeLimit,
+      ownsWalRestarts: options.ownsWalRestarts === true,
     },
   });
   worker.unref();

@@ -1161,8 +1161,17 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
 
     startCheckpointer(checkpointOptions = {}) {
       checkpointError = checkpointOptions.onError;
-      const started = startCheckpointer(writer, { ...checkpointOptions, nativeBinding: options.nativeBinding, journalSizeLimit: restartWalBytes });
+      const started = startCheckpointer(writer, {
+        ...checkpointOptions,
+        nativeBinding: options.nativeBinding,
+        journalSizeLimit: restartWalBytes,
+        ownsWalRestarts: true,
+      });
       checkpointer = started;
+      // The worker makes the first write into the WAL as it is (empty after a clean close), so that its
+      // header's fsync is not the next batch's; from then on its mark keeps the WAL from starting over
+      // at any commit of the writer's.
+      startWalOver();
       return {
         startWalOver: (timeoutMs) => started.startWalOver(timeoutMs),
         catchUp: (timeoutMs) => started.catchUp(timeoutMs),

@@ -3,7 +3,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SAFETY_NET_FRAMES, startCheckpointer } from '../../../src-main/store/sqlite/checkpointer';
-import { openSqliteStore, type SqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
+import { openSqliteStore, sqliteTestHooks, type SqliteStore } from '../../../src-main/store/sqlite/sqlite-store';
 import type { WriteTx } from '../../../src-main/store/store';
 import { tempDir } from '../../support/temp-dir';
 import { walSalts } from '../../support/wal-header';
@@ -60,7 +60,8 @@ describe('checkpointer (WAL checkpoints on a worker thread)', () => {
       expect(fs.statSync(file).size).toBe(sizeBefore);
       expect(await checkpointer.startWalOver(10_000)).toBe(true);
       expect(fs.statSync(file).size).toBeGreaterThan(sizeBefore + 80_000);
-      expect(await checkpointer.stop()).toBe(1);
+      // Its checkpoint and the store's at start (the worker's first write into the WAL).
+      expect(await checkpointer.stop()).toBe(2);
       expect(checkpointer.running).toBe(false);
       expect(await checkpointer.startWalOver(10_000)).toBe(false);
       expect(await store.read((tx) => tx.get('PRAGMA integrity_check'))).toEqual({ integrity_check: 'ok' });
@@ -71,9 +72,14 @@ describe('checkpointer (WAL checkpoints on a worker thread)', () => {
 
   it('catches up when asked (catchUp): every frame copied back, the WAL not started over, the writer going on', async () => {
     const { file, store, sizeBefore } = await storeWithEmptyWal();
+    const answers: boolean[] = [];
+    sqliteTestHooks.walRestartedByWorker = (ok) => answers.push(ok);
     try {
       const checkpointer = store.startCheckpointer({ intervalMs: 3_600_000 });
+      expect(fs.statSync(`${file}-wal`).size).toBe(0);
       await insertRows(store);
+      // The WAL was empty: the worker wrote its first header (and synced it), before the store's first commit.
+      expect(answers).toEqual([true]);
       const salts = walSalts(file);
       expect(fs.statSync(file).size).toBe(sizeBefore);
       expect(await checkpointer.catchUp(10_000)).toBe(true);
@@ -85,6 +91,7 @@ describe('checkpointer (WAL checkpoints on a worker thread)', () => {
       await checkpointer.stop();
       expect(await checkpointer.catchUp(10_000)).toBe(false);
     } finally {
+      sqliteTestHooks.walRestartedByWorker = undefined;
       await store.close();
     }
   });
@@ -143,6 +150,43 @@ describe('checkpointer (WAL checkpoints on a worker thread)', () => {
     } finally {
       again.close();
     }
+  });
+
+  it('with ownsWalRestarts, no commit of the writer starts the WAL over after the timed checkpoints copied every frame (without it, one does)', async () => {
+    /** Commits of the writer that started the WAL over: its salts changed across the commit (nothing else writes). */
+    const writerRestarts = async (ownsWalRestarts: boolean) => {
+      const file = path.join(tempDir(), 'db.sqlite');
+      const db = new BetterSqlite3(file);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+      const checkpointer = startCheckpointer(db, { intervalMs: 5, ownsWalRestarts });
+      try {
+        // As the store does at start: the worker's write first, its mark on the WAL after it.
+        if (ownsWalRestarts) expect(await checkpointer.startWalOver(10_000)).toBe(true);
+        let restarts = 0;
+        for (let round = 0; round < 20; round++) {
+          for (let i = 0; i < 10; i++) {
+            const before = walSalts(file);
+            insert.run('x'.repeat(500));
+            if (walSalts(file) !== before) restarts++;
+          }
+          // Several timed checkpoints with nothing to race them: each round's last one copies every frame.
+          await new Promise((r) => setTimeout(r, 40));
+        }
+        // The worker copied the rows back all the same (the database file holds them), and nothing is lost.
+        expect(fs.statSync(file).size).toBeGreaterThan(200 * 500);
+        expect(db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 200 });
+        expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+        return restarts;
+      } finally {
+        await checkpointer.stop();
+        db.close();
+      }
+    };
+    expect(await writerRestarts(true)).toBe(0);
+    expect(await writerRestarts(false)).toBeGreaterThan(5);
   });
 
   it('a worker that could not start is not running: asked for a checkpoint it answers false at once, and the connection checkpoints itself again', async () => {
