@@ -711,7 +711,10 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
    * reader's snapshot; a checkpoint, for a moment). Under load the next
    * batch begins right after a commit, so the worker's checkpoints, every
    * 200 ms, hardly ever fall in between, and a snapshot pinned at every
-   * durable commit rules it out (the WAL grew without end: 720 MiB in 5 s).
+   * durable commit rules it out (the WAL grew without end: 720 MiB in 5 s);
+   * with the worker running, its own read mark rules it out at every
+   * commit (checkpointer.ts, `ownsWalRestarts`: no header fsync on the
+   * event loop), so this is the only way the WAL starts over.
    * The writer's own automatic checkpoint inside COMMIT did it, on the event
    * loop, with two fsyncs there (5-8 ms; a disk stall held every request
    * that long). So once the WAL has grown past restartWalBytes

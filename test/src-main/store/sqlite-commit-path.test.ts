@@ -990,7 +990,8 @@ describe('SQLite commit path: reads during a WAL sync (the durable snapshot)', (
   it('with the checkpoint worker, no commit of the store starts the WAL over (its header\'s fsync), also after the worker has copied every frame back', async () => {
     const restarts: string[] = [];
     sqliteTestHooks.walRestart = (by) => restarts.push(by);
-    const { store, file } = await openTestStore();
+    // A loaded machine may take long to start the worker: the first batch would not wait for its mark.
+    const { store, file } = await openTestStore({ restartWaitMs: 30_000 });
     const checkpointer = store.startCheckpointer({ intervalMs: 5 });
     try {
       // The first batch waits for the worker's first write (its restart) and its mark on the WAL.
