@@ -75,8 +75,8 @@ describe('checkpointer (WAL checkpoints on a worker thread)', () => {
     const answers: boolean[] = [];
     sqliteTestHooks.walRestartedByWorker = (ok) => answers.push(ok);
     try {
-      const checkpointer = store.startCheckpointer({ intervalMs: 3_600_000 });
       expect(fs.statSync(`${file}-wal`).size).toBe(0);
+      const checkpointer = store.startCheckpointer({ intervalMs: 3_600_000 });
       await insertRows(store);
       // The WAL was empty: the worker wrote its first header (and synced it), before the store's first commit.
       expect(answers).toEqual([true]);
