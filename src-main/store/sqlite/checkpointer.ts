@@ -35,14 +35,15 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const Database = require(workerData.module);
-const db = new Database(workerData.file, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
+const open = () => new Database(workerData.file, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
+const db = open();
 db.pragma('busy_timeout = 1000');
 // The WAL is cut back to the store's limit by the commit that starts it over: this connection's, in startOver.
 if (workerData.journalSizeLimit !== undefined) db.pragma('journal_size_limit = ' + Number(workerData.journalSizeLimit));
 const readVersion = db.prepare('PRAGMA user_version').pluck();
 // ownsWalRestarts: a read transaction of a second connection, kept open, holds a mark on the WAL so that no
 // other connection's commit starts it over (SQLite does so only while no reader holds one); see markWal.
-const marker = workerData.ownsWalRestarts ? new Database(workerData.file, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {}) : null;
+const marker = workerData.ownsWalRestarts ? open() : null;
 if (marker) marker.pragma('busy_timeout = 1000');
 const markerRead = marker ? marker.prepare('PRAGMA user_version').pluck() : null;
 /**
@@ -130,29 +131,31 @@ function startOver() {
   // The store holds its commits until the answer: the marker lets go, or SQLite would not start the WAL over.
   unmarkWal();
   try {
-    if (!copyBack()) return false;
-    const before = walSalts();
-    try {
-      db.exec('BEGIN IMMEDIATE');
-      try {
-        db.pragma('user_version = ' + Number(readVersion.get()));
-        db.exec('COMMIT');
-        // This write's frame is left to copy, whether or not it started the WAL over.
-        behind = true;
-      } finally {
-        if (db.inTransaction) db.exec('ROLLBACK');
-      }
-    } catch (err) {
-      report(err);
-      return false;
-    }
-    const after = walSalts();
-    // No header before: an empty WAL, whose first header this write wrote.
-    return after !== null && after !== before;
+    return copyBack() && writeOwnFrame();
   } finally {
     // Before the store's next commit: the mark back on.
     markWal();
   }
+}
+/** startOver's write; true if the WAL has a new header after it (none before: an empty WAL, whose first header it wrote). */
+function writeOwnFrame() {
+  const before = walSalts();
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      db.pragma('user_version = ' + Number(readVersion.get()));
+      db.exec('COMMIT');
+      // This write's frame is left to copy, whether or not it started the WAL over.
+      behind = true;
+    } finally {
+      if (db.inTransaction) db.exec('ROLLBACK');
+    }
+  } catch (err) {
+    report(err);
+    return false;
+  }
+  const after = walSalts();
+  return after !== null && after !== before;
 }
 const timer = setInterval(checkpoint, workerData.intervalMs);
 parentPort.on('message', (message) => {
