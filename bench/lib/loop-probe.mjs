@@ -5,15 +5,19 @@
  * monitorEventLoopDelay, 1 ms resolution) and, on each SIGUSR2, appends one
  * JSON line to <file> with the delay percentiles, CPU time (the process's
  * and its main thread's), event-loop utilisation and RSS since the
- * previous SIGUSR2, then starts over. The bench sends SIGUSR2 right before
+ * previous SIGUSR2, then starts over. It also times every HTTP request the
+ * process serves, from its headers parsed to its answer handed to the
+ * kernel (node:http's diagnostics channels), so that a latency of the load
+ * generator's own can be told from the server's. The bench sends SIGUSR2 right before
  * and right after each measured period. Being a preload, it measures any
  * checkout (`--serve-from`) and the references the same way, with no hook in
  * the service's code.
  *
  * Plain JavaScript: it runs before tsx or the CLI bundle is loaded.
  */
+import diagnosticsChannel from 'node:diagnostics_channel';
 import fs from 'node:fs';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { createHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 
 const file = process.env.MERCHANT_CONSOLE_BENCH_METRICS;
 if (file) {
@@ -27,6 +31,26 @@ if (file) {
   let elu = performance.eventLoopUtilization();
   let since = process.hrtime.bigint();
   const ms = (ns) => ns / 1e6;
+  // Server time per request in µs: node:http publishes a request's start (headers parsed, before the body is
+  // read) and its response's finish (the last byte handed to the socket).
+  const serverTime = createHistogram();
+  const startedAt = new WeakMap();
+  diagnosticsChannel.subscribe('http.server.request.start', ({ request }) => startedAt.set(request, process.hrtime.bigint()));
+  diagnosticsChannel.subscribe('http.server.response.finish', ({ request }) => {
+    const start = startedAt.get(request);
+    if (start !== undefined) serverTime.record(Math.max(1, Number((process.hrtime.bigint() - start) / 1000n)));
+  });
+  const serverMs = () =>
+    serverTime.count === 0
+      ? null
+      : {
+          count: serverTime.count,
+          p50: serverTime.percentile(50) / 1000,
+          p90: serverTime.percentile(90) / 1000,
+          p99: serverTime.percentile(99) / 1000,
+          p999: serverTime.percentile(99.9) / 1000,
+          max: serverTime.max / 1000,
+        };
   process.on('SIGUSR2', () => {
     const now = process.hrtime.bigint();
     const used = process.cpuUsage(cpu);
@@ -54,9 +78,12 @@ if (file) {
       mainThreadCpuPercent: mainNow && mainCpu ? ((mainNow.user - mainCpu.user + mainNow.system - mainCpu.system) / 1e6 / seconds) * 100 : null,
       eventLoopUtilization: loopBusy.utilization,
       rssMb: process.memoryUsage.rss() / 2 ** 20,
+      // Requests answered in the period, and how long each spent in this process (null: none).
+      serverMs: serverMs(),
     };
     fs.appendFileSync(file, JSON.stringify(line) + '\n');
     histogram.reset();
+    serverTime.reset();
     cpu = process.cpuUsage();
     mainCpu = threadCpu();
     elu = performance.eventLoopUtilization();

@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const PROBE = path.resolve(__dirname, '../../../bench/lib/loop-probe.mjs');
+
+// A server that answers /slow after 40 ms and anything else at once, preloaded with the probe as the bench does.
+const SERVER = `
+const http = require('node:http');
+const server = http.createServer((req, res) => {
+  const answer = () => res.end('ok');
+  if (req.url === '/slow') setTimeout(answer, 40);
+  else answer();
+});
+server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));
+`;
+
+interface ServerMs {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+let child: ChildProcess | undefined;
+let dir: string | undefined;
+
+afterEach(() => {
+  child?.kill();
+  child = undefined;
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+async function startServer(metricsFile: string): Promise<number> {
+  child = spawn(process.execPath, ['--import', PROBE, '-e', SERVER], { env: { ...process.env, MERCHANT_CONSOLE_BENCH_METRICS: metricsFile }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const started = child;
+  return new Promise((resolve, reject) => {
+    started.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    started.stdout!.once('data', (line: Buffer) => resolve((JSON.parse(line.toString()) as { port: number }).port));
+  });
+}
+
+/** SIGUSR2, then the line the probe appends for the period that ended. */
+async function probeLine(metricsFile: string): Promise<{ serverMs: ServerMs | null }> {
+  const before = fs.existsSync(metricsFile) ? fs.readFileSync(metricsFile, 'utf8').split('\n').filter(Boolean).length : 0;
+  child!.kill('SIGUSR2');
+  for (let i = 0; i < 250; i++) {
+    const lines = fs.existsSync(metricsFile) ? fs.readFileSync(metricsFile, 'utf8').split('\n').filter(Boolean) : [];
+    if (lines.length > before) return JSON.parse(lines[lines.length - 1]!) as { serverMs: ServerMs | null };
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('the probe wrote no line');
+}
+
+describe('the bench loop probe', () => {
+  it("times each request inside the server, from its headers to its answer, and starts over at every SIGUSR2", async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loop-probe-'));
+    const metricsFile = path.join(dir, 'metrics.jsonl');
+    const port = await startServer(metricsFile);
+    await probeLine(metricsFile);
+
+    for (let i = 0; i < 9; i++) expect(await (await fetch(`http://127.0.0.1:${port}/fast`)).text()).toBe('ok');
+    expect(await (await fetch(`http://127.0.0.1:${port}/slow`)).text()).toBe('ok');
+    const { serverMs } = await probeLine(metricsFile);
+    expect(serverMs).not.toBeNull();
+    expect(serverMs!.count).toBe(10);
+    // The slow answer's 40 ms are the server's; the fast ones are not near it.
+    expect(serverMs!.max).toBeGreaterThanOrEqual(39);
+    expect(serverMs!.max).toBeLessThan(1_000);
+    expect(serverMs!.p50).toBeLessThan(39);
+
+    // A period without requests: nothing timed.
+    expect((await probeLine(metricsFile)).serverMs).toBeNull();
+  });
+});
