@@ -5,10 +5,12 @@
  * monitorEventLoopDelay, 1 ms resolution) and, on each SIGUSR2, appends one
  * JSON line to <file> with the delay percentiles, CPU time (the process's
  * and its main thread's), event-loop utilisation and RSS since the
- * previous SIGUSR2, then starts over. It also times every HTTP request the
- * process serves, from its headers parsed to its answer handed to the
- * kernel (node:http's diagnostics channels), so that a latency of the load
- * generator's own can be told from the server's. The bench sends SIGUSR2 right before
+ * previous SIGUSR2, then starts over. With MERCHANT_CONSOLE_BENCH_SERVER_TIME=1
+ * too (the open loop's server only: it costs each request a few µs) it also
+ * times every HTTP request the process serves, from its headers parsed to its
+ * answer handed to the kernel (node:http's diagnostics channels), so that a
+ * latency of the load generator's own can be told from the server's. The
+ * bench sends SIGUSR2 right before
  * and right after each measured period. Being a preload, it measures any
  * checkout (`--serve-from`) and the references the same way, with no hook in
  * the service's code.
@@ -34,14 +36,17 @@ if (file) {
   // Server time per request in µs: node:http publishes a request's start (headers parsed, before the body is
   // read) and its response's finish (the last byte handed to the socket).
   const serverTime = createHistogram();
-  const startedAt = new WeakMap();
-  diagnosticsChannel.subscribe('http.server.request.start', ({ request }) => startedAt.set(request, process.hrtime.bigint()));
-  diagnosticsChannel.subscribe('http.server.response.finish', ({ request }) => {
-    const start = startedAt.get(request);
-    if (start !== undefined) serverTime.record(Math.max(1, Number((process.hrtime.bigint() - start) / 1000n)));
-  });
+  const timesRequests = process.env.MERCHANT_CONSOLE_BENCH_SERVER_TIME === '1';
+  if (timesRequests) {
+    const startedAt = new WeakMap();
+    diagnosticsChannel.subscribe('http.server.request.start', ({ request }) => startedAt.set(request, process.hrtime.bigint()));
+    diagnosticsChannel.subscribe('http.server.response.finish', ({ request }) => {
+      const start = startedAt.get(request);
+      if (start !== undefined) serverTime.record(Math.max(1, Number((process.hrtime.bigint() - start) / 1000n)));
+    });
+  }
   const serverMs = () =>
-    serverTime.count === 0
+    !timesRequests || serverTime.count === 0
       ? null
       : {
           count: serverTime.count,

@@ -34,8 +34,9 @@ afterEach(() => {
   dir = undefined;
 });
 
-async function startServer(metricsFile: string): Promise<number> {
-  child = spawn(process.execPath, ['--import', PROBE, '-e', SERVER], { env: { ...process.env, MERCHANT_CONSOLE_BENCH_METRICS: metricsFile }, stdio: ['ignore', 'pipe', 'inherit'] });
+async function startServer(metricsFile: string, serverTime: boolean): Promise<number> {
+  const env = { ...process.env, MERCHANT_CONSOLE_BENCH_METRICS: metricsFile, MERCHANT_CONSOLE_BENCH_SERVER_TIME: serverTime ? '1' : '0' };
+  child = spawn(process.execPath, ['--import', PROBE, '-e', SERVER], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const started = child;
   return new Promise((resolve, reject) => {
     started.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
@@ -59,7 +60,7 @@ describe('the bench loop probe', () => {
   it("times each request inside the server, from its headers to its answer, and starts over at every SIGUSR2", async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loop-probe-'));
     const metricsFile = path.join(dir, 'metrics.jsonl');
-    const port = await startServer(metricsFile);
+    const port = await startServer(metricsFile, true);
     await probeLine(metricsFile);
 
     for (let i = 0; i < 9; i++) expect(await (await fetch(`http://127.0.0.1:${port}/fast`)).text()).toBe('ok');
@@ -74,5 +75,16 @@ describe('the bench loop probe', () => {
 
     // A period without requests: nothing timed.
     expect((await probeLine(metricsFile)).serverMs).toBeNull();
+  });
+
+  it('times nothing unless asked to (the closed-loop scenarios would count its cost)', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loop-probe-'));
+    const metricsFile = path.join(dir, 'metrics.jsonl');
+    const port = await startServer(metricsFile, false);
+    await probeLine(metricsFile);
+    for (let i = 0; i < 3; i++) expect(await (await fetch(`http://127.0.0.1:${port}/fast`)).text()).toBe('ok');
+    const line = (await probeLine(metricsFile)) as { serverMs: ServerMs | null; cpuPercent?: number };
+    expect(line.serverMs).toBeNull();
+    expect(line.cpuPercent).toBeGreaterThanOrEqual(0);
   });
 });
