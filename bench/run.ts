@@ -623,7 +623,7 @@ async function openLoopSection(startTarget: () => Promise<Child>, manifest: Seed
   try {
     // The closed loop's warm-up once, every combination in turn, before the first is measured: in the first
     // seconds of a fresh `serve` (its code compiled, its due work at start, its statements prepared) the first
-    // combination measured had a server p99 of 5.6–19 ms, whichever it was, and 1.3–1.6 ms when measured last
+    // combination measured had a server p99 of 5.6–19 ms, whichever it was; no filter 1.3 ms measured last, 1.5 ms first after this
     // (docs/benchmarks.md, "The open loop timed inside the server too").
     const warmupEach = warmup / combos.length;
     if (warmupEach > 0) for (const combo of combos) await runOpenLoop({ ...listSpec(combo.params), url: child.url, durationSeconds: warmupEach });
