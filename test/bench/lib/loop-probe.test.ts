@@ -34,23 +34,32 @@ afterEach(() => {
   dir = undefined;
 });
 
-async function startServer(metricsFile: string, serverTime: boolean): Promise<number> {
+/** The server in a temp dir, preloaded with the probe, its first period already ended (start-up left out). */
+async function startProbed(serverTime: boolean): Promise<{ port: number; metricsFile: string }> {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loop-probe-'));
+  const metricsFile = path.join(dir, 'metrics.jsonl');
   const env = { ...process.env, MERCHANT_CONSOLE_BENCH_METRICS: metricsFile, MERCHANT_CONSOLE_BENCH_SERVER_TIME: serverTime ? '1' : '0' };
   child = spawn(process.execPath, ['--import', PROBE, '-e', SERVER], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const started = child;
-  return new Promise((resolve, reject) => {
+  const port = await new Promise<number>((resolve, reject) => {
     started.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
     started.stdout!.once('data', (line: Buffer) => resolve((JSON.parse(line.toString()) as { port: number }).port));
   });
+  await probeLine(metricsFile);
+  return { port, metricsFile };
+}
+
+async function get(port: number, urlPath: string): Promise<string> {
+  return (await fetch(`http://127.0.0.1:${port}${urlPath}`)).text();
 }
 
 /** SIGUSR2, then the line the probe appends for the period that ended. */
-async function probeLine(metricsFile: string): Promise<{ serverMs: ServerMs | null }> {
+async function probeLine(metricsFile: string): Promise<{ serverMs: ServerMs | null; cpuPercent: number }> {
   const before = fs.existsSync(metricsFile) ? fs.readFileSync(metricsFile, 'utf8').split('\n').filter(Boolean).length : 0;
   child!.kill('SIGUSR2');
   for (let i = 0; i < 250; i++) {
     const lines = fs.existsSync(metricsFile) ? fs.readFileSync(metricsFile, 'utf8').split('\n').filter(Boolean) : [];
-    if (lines.length > before) return JSON.parse(lines[lines.length - 1]!) as { serverMs: ServerMs | null };
+    if (lines.length > before) return JSON.parse(lines[lines.length - 1]!) as { serverMs: ServerMs | null; cpuPercent: number };
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error('the probe wrote no line');
@@ -58,13 +67,9 @@ async function probeLine(metricsFile: string): Promise<{ serverMs: ServerMs | nu
 
 describe('the bench loop probe', () => {
   it("times each request inside the server, from its headers to its answer, and starts over at every SIGUSR2", async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loop-probe-'));
-    const metricsFile = path.join(dir, 'metrics.jsonl');
-    const port = await startServer(metricsFile, true);
-    await probeLine(metricsFile);
-
-    for (let i = 0; i < 9; i++) expect(await (await fetch(`http://127.0.0.1:${port}/fast`)).text()).toBe('ok');
-    expect(await (await fetch(`http://127.0.0.1:${port}/slow`)).text()).toBe('ok');
+    const { port, metricsFile } = await startProbed(true);
+    for (let i = 0; i < 9; i++) expect(await get(port, '/fast')).toBe('ok');
+    expect(await get(port, '/slow')).toBe('ok');
     const { serverMs } = await probeLine(metricsFile);
     expect(serverMs).not.toBeNull();
     expect(serverMs!.count).toBe(10);
@@ -78,12 +83,9 @@ describe('the bench loop probe', () => {
   });
 
   it('times nothing unless asked to (the closed-loop scenarios would count its cost)', async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loop-probe-'));
-    const metricsFile = path.join(dir, 'metrics.jsonl');
-    const port = await startServer(metricsFile, false);
-    await probeLine(metricsFile);
-    for (let i = 0; i < 3; i++) expect(await (await fetch(`http://127.0.0.1:${port}/fast`)).text()).toBe('ok');
-    const line = (await probeLine(metricsFile)) as { serverMs: ServerMs | null; cpuPercent?: number };
+    const { port, metricsFile } = await startProbed(false);
+    for (let i = 0; i < 3; i++) expect(await get(port, '/fast')).toBe('ok');
+    const line = await probeLine(metricsFile);
     expect(line.serverMs).toBeNull();
     expect(line.cpuPercent).toBeGreaterThanOrEqual(0);
   });
