@@ -148,15 +148,21 @@ process.on('SIGTERM', () => process.exit(0));
 /**
  * The generator's own floor: the same schedule, request builder (signing
  * included) and checks against a server that does no work. Whatever latency
- * this shows is the generator's and the loopback's, not the service's.
+ * this shows is the generator's and the loopback's, not the service's. It is
+ * measured after `warmupSeconds` of the same load unmeasured, as the
+ * combinations are (the serve's warm-up, then a second each): measured cold,
+ * the bench's first run of the generator sent up to 15 ms late and made a
+ * floor p99 of 41–132 ms on a slow machine (docs/benchmarks.md, "The
+ * generator's floor, warmed up").
  */
-export async function measureGeneratorFloor(spec: Omit<OpenLoopSpec, 'url'>): Promise<OpenLoopResult> {
+export async function measureGeneratorFloor(spec: Omit<OpenLoopSpec, 'url'>, warmupSeconds: number): Promise<OpenLoopResult> {
   const child = spawn(process.execPath, ['-e', TRIVIAL_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const url = await new Promise<string>((resolve, reject) => {
       readline.createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { listening: string }).listening));
       child.once('exit', (code) => reject(new Error(`trivial server exited with ${code}`)));
     });
+    if (warmupSeconds > 0) await runOpenLoop({ ...spec, url, durationSeconds: warmupSeconds });
     return await runOpenLoop({ ...spec, url });
   } finally {
     child.kill('SIGTERM');
