@@ -59,6 +59,7 @@ export const BROWSER_AND_PACKAGING = [
 export const OUT_OF_PROCESS = [
   ...BROWSER_AND_PACKAGING,
   'test/bench/lib/loop-probe.test.ts',
+  'test/bench/lib/open-loop.test.ts',
   'test/docs/readme.test.ts',
   'test/scripts/build-cli.test.ts',
   'test/src-main/cli/console-serve.test.ts',

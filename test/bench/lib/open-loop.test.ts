@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { measureGeneratorFloor, type OpenLoopSpec } from '../../../bench/lib/open-loop';
+
+/** A signed-looking body per request, counted: what the generator built, warm-up included. */
+function countingSpec(): { spec: Omit<OpenLoopSpec, 'url'>; built: () => number } {
+  let built = 0;
+  return {
+    spec: {
+      method: 'POST',
+      path: '/merchant/orderQueryList',
+      headers: { 'content-type': 'application/json' },
+      build: () => JSON.stringify({ n: ++built }),
+      checkBody: (body) => JSON.parse(body).code === 1,
+      rate: 200,
+      durationSeconds: 0.5,
+    },
+    built: () => built,
+  };
+}
+
+describe('measureGeneratorFloor (against a real server doing nothing)', () => {
+  it('sends its warm-up first and measures only the schedule after it', async () => {
+    const { spec, built } = countingSpec();
+    const floor = await measureGeneratorFloor(spec, 0.5);
+    // 100 requests warm it up, unmeasured; the next 100 are the floor.
+    expect(built()).toBe(200);
+    expect(floor.scheduled).toBe(100);
+    expect(floor.completed).toBe(100);
+    expect(floor.failures).toBe(0);
+    expect(floor.p50).toBeGreaterThan(0);
+    expect(floor.p99).toBeGreaterThanOrEqual(floor.p50);
+  });
+
+  it('measures at once without a warm-up', async () => {
+    const { spec, built } = countingSpec();
+    const floor = await measureGeneratorFloor(spec, 0);
+    expect(built()).toBe(100);
+    expect(floor.completed).toBe(100);
+  });
+});
