@@ -18,8 +18,8 @@ const projects = (config.test?.projects ?? []) as { test: { name: string; includ
 const projectNamed = (name: string) => projects.find((p) => p.test.name === name)!.test;
 const projectsOf = (script: string) => [...script.matchAll(/--project (\S+)/g)].map((m) => m[1]);
 
-/** What gives a suite away as not in-process: the CLI's real bin, a serve child, mounts, a browser, a bundler. */
-const OUT_OF_PROCESS_SIGNS = /node:child_process|\bspawnCli\(|startServeChild|serveFailure|support\/mounts|playwright-core|from 'vite'|electron-builder|esbuild/;
+/** What gives a suite away as not in-process: the CLI's real bin, a serve child, the open loop's trivial server, mounts, a browser, a bundler. */
+const OUT_OF_PROCESS_SIGNS = /node:child_process|\bspawnCli\(|startServeChild|serveFailure|measureGeneratorFloor\(|support\/mounts|playwright-core|from 'vite'|electron-builder|esbuild/;
 
 /** The suite files of a project whose include globs are all `<folder>/**\/*.test.ts`. */
 function suitesOf(project: { include: string[]; exclude?: string[] }): string[] {
