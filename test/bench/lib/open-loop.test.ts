@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { measureGeneratorFloor, type OpenLoopSpec } from '../../../bench/lib/open-loop';
 
-/** A signed-looking body per request, counted: what the generator built, warm-up included. */
+/** A body per request, counted: every request the generator built, its warm-up included. */
 function countingSpec(): { spec: Omit<OpenLoopSpec, 'url'>; built: () => number } {
   let built = 0;
   return {
