@@ -97,6 +97,8 @@ const warmup = Number(opts.warmup);
 const connections = Number(opts.connections);
 const openLoopRate = Number(opts['open-loop-rate']);
 const openLoopDuration = Number(opts['open-loop-duration']);
+/** The unmeasured run before each open-loop measurement (its statements prepared, its pages warm). */
+const openLoopLeadIn = Math.min(1, openLoopDuration);
 const openLoopWriters = Number(opts['open-loop-writers']);
 const fixedRate = opts['fixed-rate'] === undefined ? undefined : Number(opts['fixed-rate']);
 if (fixedRate !== undefined && !(fixedRate > 0)) throw new Error('--fixed-rate must be a positive number of requests per second');
@@ -617,7 +619,7 @@ async function openLoopSection(startTarget: () => Promise<Child>, manifest: Seed
   });
   const combos = filterCombinations();
   // Warmed up as long as a combination is before it is measured: the serve's warm-up, then its own second.
-  const floor = await measureGeneratorFloor(listSpec(combos[15]!.params), warmup + Math.min(1, openLoopDuration));
+  const floor = await measureGeneratorFloor(listSpec(combos[15]!.params), warmup + openLoopLeadIn);
   log(`open loop: generator floor at ${openLoopRate} req/s against a server doing nothing: p50 ${floor.p50.toFixed(2)} ms, p99 ${floor.p99.toFixed(2)} ms, send lag p99 ${floor.sendLagP99.toFixed(2)} ms`);
   const rows: OpenLoopRow[] = [];
   const child = await startTarget();
@@ -630,7 +632,7 @@ async function openLoopSection(startTarget: () => Promise<Child>, manifest: Seed
     if (warmupEach > 0) for (const combo of combos) await runOpenLoop({ ...listSpec(combo.params), url: child.url, durationSeconds: warmupEach });
     for (const combo of combos) {
       // A short unmeasured run first: statements of this combination prepared, pages warm.
-      await runOpenLoop({ ...listSpec(combo.params), url: child.url, durationSeconds: Math.min(1, openLoopDuration) });
+      await runOpenLoop({ ...listSpec(combo.params), url: child.url, durationSeconds: openLoopLeadIn });
       await probe(child);
       const r = await runOpenLoop({ ...listSpec(combo.params), url: child.url });
       const p = await probe(child);
@@ -678,7 +680,7 @@ async function openLoopWritesSection(targets: Target[], writeGroup: Group): Prom
       const [child] = await target.start(`open-loop-writes-r${round}`);
       try {
         // Unmeasured first: statements prepared, pages warm, every merchant verified once.
-        await runOpenLoop({ ...listSpec, url: child!.url, durationSeconds: Math.min(1, openLoopDuration) });
+        await runOpenLoop({ ...listSpec, url: child!.url, durationSeconds: openLoopLeadIn });
         await probe(child!);
         const writeSpec = await writeGroup.request(target.manifest, child!.url);
         if ('skip' in writeSpec) throw new Error(`open-loop-writes: ${writeGroup.name} skipped (${writeSpec.skip})`);

@@ -46,7 +46,7 @@ if (file) {
     });
   }
   const serverMs = () =>
-    !timesRequests || serverTime.count === 0
+    serverTime.count === 0
       ? null
       : {
           count: serverTime.count,
