@@ -233,6 +233,11 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
     newestDays: string;
     /** Exact count in a createtime range (the days a time filter cuts). */
     countRange: string;
+    /** Orders of the whole days in [dayLo, dayHi] (a one-sided time filter near the top: oneSidedTotal). */
+    sumDays: string;
+    /** The first and the last day with a counter row (n may be 0). */
+    firstDay: string;
+    lastDay: string;
     /** One page: rows at or before `upTo` (and from `startTime`), newest first. */
     page: string;
     pageFrom: string;
@@ -277,6 +282,10 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
         days: `SELECT day, sum(n) AS n FROM order_counts WHERE ${eq} AND day BETWEEN @dayLo AND @dayHi GROUP BY day ORDER BY day DESC`,
         newestDays: `SELECT day, sum(n) AS n FROM order_counts WHERE ${eq} AND day <= @dayHi GROUP BY day ORDER BY day DESC LIMIT @limit`,
         countRange: `SELECT count(*) AS n FROM orders WHERE ${eq} AND createtime BETWEEN @lo AND @hi`,
+        sumDays: `SELECT coalesce(sum(n), 0) AS n FROM order_counts WHERE ${eq} AND day BETWEEN @dayLo AND @dayHi`,
+        // min() and max() apart: SQLite reads each from one end of the index only when it is alone in its statement.
+        firstDay: `SELECT min(day) AS day FROM order_counts WHERE ${eq}`,
+        lastDay: `SELECT max(day) AS day FROM order_counts WHERE ${eq}`,
         page: `SELECT ${select} FROM orders WHERE ${eq} AND createtime <= @upTo ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`,
         pageFrom: `SELECT ${select} FROM orders WHERE ${eq} AND createtime BETWEEN @startTime AND @upTo ORDER BY createtime DESC, id DESC LIMIT @limit OFFSET @offset`,
         totalAndTopPage: textBuiltOnce((slice) => `SELECT t.n AS list_total, o.* FROM (SELECT coalesce(sum(n), 0) AS n FROM order_totals WHERE ${eq}) AS t
@@ -410,6 +419,11 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
           dayHi = days[days.length - 1]!.day - 1;
         }
       }
+    } else if (f.offset < seekFromOffset && (start === undefined || end === undefined)) {
+      // One bound, near the top: counted over the shorter side of its day (oneSidedTotal); the page steps over
+      // OFFSET index entries from the bound, as the unfiltered page does from the newest.
+      total = await oneSidedTotal(tx, s, eq, start, end);
+      seek = { upTo: end ?? Number.MAX_SAFE_INTEGER, before: 0 };
     } else {
       const days = await tx.all<{ day: number; n: number }>(s.days, {
         ...eq,
@@ -469,6 +483,36 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
       startTime: from,
       upTo: to,
     };
+  }
+
+  /**
+   * The total for a time filter with one bound (start_time alone or end_time
+   * alone). Reading every day's counters on the bound's side, as a range
+   * does, reads on average half the history (about 120 µs on 1,000,000
+   * orders for end_time alone; docs/benchmarks.md). The bound's day splits
+   * the days: the side with fewer of them is read, and the other one is the
+   * filter's total (order_totals) less it; the bound's own day is cut
+   * exactly (partialDayCount).
+   */
+  async function oneSidedTotal(tx: ReadTx, s: CountedStatements, eq: Record<string, unknown>, start: number | undefined, end: number | undefined): Promise<number> {
+    const bound = (start ?? end)!;
+    const day = Math.floor(bound / DAY_SECONDS);
+    const lo = day * DAY_SECONDS;
+    const hi = lo + DAY_SECONDS - 1;
+    const first = (await tx.get<{ day: number | null }>(s.firstDay, eq))!.day;
+    const last = (await tx.get<{ day: number | null }>(s.lastDay, eq))!.day;
+    if (first === null || last === null) return 0;
+    const sum = async (dayLo: number, dayHi: number) => (dayLo > dayHi ? 0 : (await tx.get<{ n: number }>(s.sumDays, { ...eq, dayLo, dayHi }))!.n);
+    const dayCount = first <= day && day <= last ? await sum(day, day) : 0;
+    // The bound's day inside the filter: [start, hi] for start_time, [lo, end] for end_time.
+    const from = start === undefined ? lo : start;
+    const to = start === undefined ? end! : hi;
+    const dayInside = dayCount === 0 || (from === lo && to === hi) ? dayCount : await partialDayCount(tx, s, eq, { lo, hi, from, to, dayCount });
+    // The whole days inside the filter: after the bound's day for start_time, before it for end_time.
+    const [inLo, inHi, outLo, outHi] = start === undefined ? [first, day - 1, day + 1, last] : [day + 1, last, first, day - 1];
+    if (Math.max(0, inHi - inLo + 1) <= Math.max(0, outHi - outLo + 1)) return (await sum(inLo, inHi)) + dayInside;
+    const all = (await tx.get<{ n: number }>(s.total, eq))!.n;
+    return all - (await sum(outLo, outHi)) - (dayCount - dayInside);
   }
 
   /**
