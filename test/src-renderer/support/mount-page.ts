@@ -5,7 +5,7 @@
  * providers around it. `afterEach(unmountAll)` removes every mounted page and
  * what Naive UI teleported to the body.
  */
-import { defineComponent, h, type Component } from 'vue';
+import { defineComponent, h, ref, type Component } from 'vue';
 import { flushPromises, mount, type VueWrapper } from '@vue/test-utils';
 import { createPinia } from 'pinia';
 import { createMemoryHistory, createRouter } from 'vue-router';
@@ -33,8 +33,15 @@ export interface MountOptions {
 }
 
 const mounted: VueWrapper[] = [];
+/**
+ * The mounted pages' message providers. A Naive UI message hides itself on a timer (its duration, 1.5–6 s) that
+ * unmounting does not clear; left pending at the end of a file, it fired into the torn-down DOM ("window is not
+ * defined", an unhandled error that failed a CI run). destroyAll() hides every message, which clears its timer.
+ */
+const messageProviders: { value: { destroyAll(): void } | null }[] = [];
 
 export function unmountAll(): void {
+  for (const provider of messageProviders.splice(0)) provider.value?.destroyAll();
   for (const wrapper of mounted.splice(0)) wrapper.unmount();
   document.body.innerHTML = '';
 }
@@ -56,7 +63,9 @@ export async function mountPage(component: Component, options: MountOptions): Pr
       }
       const session = options.session === undefined ? OWNER_SESSION : options.session;
       if (session !== null) useSessionStore().set(session);
-      return () => h(NMessageProvider, null, () => h(NDialogProvider, null, () => h(component, options.props ?? {})));
+      const messages = ref<{ destroyAll(): void } | null>(null);
+      messageProviders.push(messages);
+      return () => h(NMessageProvider, { ref: messages }, () => h(NDialogProvider, null, () => h(component, options.props ?? {})));
     },
   });
   const wrapper = mount(Host, {
