@@ -5,7 +5,7 @@
  * providers around it. `afterEach(unmountAll)` removes every mounted page and
  * what Naive UI teleported to the body.
  */
-import { defineComponent, h, ref, type Component } from 'vue';
+import { defineComponent, h, ref, type Component, type Ref } from 'vue';
 import { flushPromises, mount, type VueWrapper } from '@vue/test-utils';
 import { createPinia } from 'pinia';
 import { createMemoryHistory, createRouter } from 'vue-router';
@@ -32,17 +32,18 @@ export interface MountOptions {
   session?: SessionView | null;
 }
 
-const mounted: VueWrapper[] = [];
 /**
- * The mounted pages' message providers. A Naive UI message hides itself on a timer (its duration, 1.5–6 s) that
- * unmounting does not clear; left pending at the end of a file, it fired into the torn-down DOM ("window is not
- * defined", an unhandled error that failed a CI run). destroyAll() hides every message, which clears its timer.
+ * Each mounted page with its message provider. A Naive UI message hides itself on a timer (its duration, 1.5–6 s)
+ * that unmounting does not clear; left pending at the end of a file, it fired into the torn-down DOM ("window is
+ * not defined", an unhandled error that failed a CI run). destroyAll() hides every message, which clears its timer.
  */
-const messageProviders: { value: { destroyAll(): void } | null }[] = [];
+const mounted: { wrapper: VueWrapper; messages: Ref<{ destroyAll(): void } | null> }[] = [];
 
 export function unmountAll(): void {
-  for (const provider of messageProviders.splice(0)) provider.value?.destroyAll();
-  for (const wrapper of mounted.splice(0)) wrapper.unmount();
+  for (const { wrapper, messages } of mounted.splice(0)) {
+    messages.value?.destroyAll();
+    wrapper.unmount();
+  }
   document.body.innerHTML = '';
 }
 
@@ -55,6 +56,7 @@ export async function mountPage(component: Component, options: MountOptions): Pr
   const pinia = createPinia();
   const router = createRouter({ history: createMemoryHistory(), routes });
   await router.push(options.path ?? '/');
+  const messages = ref<{ destroyAll(): void } | null>(null);
   const Host = defineComponent({
     setup() {
       const merchants = useMerchantStore();
@@ -63,8 +65,6 @@ export async function mountPage(component: Component, options: MountOptions): Pr
       }
       const session = options.session === undefined ? OWNER_SESSION : options.session;
       if (session !== null) useSessionStore().set(session);
-      const messages = ref<{ destroyAll(): void } | null>(null);
-      messageProviders.push(messages);
       return () => h(NMessageProvider, { ref: messages }, () => h(NDialogProvider, null, () => h(component, options.props ?? {})));
     },
   });
@@ -75,7 +75,7 @@ export async function mountPage(component: Component, options: MountOptions): Pr
       provide: { [CONSOLE_API_KEY as symbol]: options.handle ?? createConsoleApiHandle(requireBridge(options.bridge)) },
     },
   });
-  mounted.push(wrapper);
+  mounted.push({ wrapper, messages });
   await flushPromises();
   return wrapper;
 }
