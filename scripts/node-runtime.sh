@@ -4,7 +4,9 @@
 # says so, and restores the machine's build when the shell exits. Sets
 # $node_bin (its executable), $cache (its folder; bin/ in $cache/node),
 # $version, $abi and $bs3_version. Messages name the caller ($who: the
-# calling script and the line, e.g. test-node24).
+# calling script and the line, e.g. test-node24). With $prepare_only set
+# (scripts/prepare-node.sh) it stops once the build is ready, leaving
+# node_modules' build as it is.
 #
 # Node comes from the npm registry: the node-<platform>-<arch> package ships
 # bin/node and the include/node headers. Everything lives in
@@ -55,7 +57,8 @@ restore() {
   if [ -f "$legacy_saved" ]; then mv -f "$legacy_saved" "$binding"; fi
   if [ -f "$saved" ]; then mv -f "$saved" "$binding"; fi
 }
-restore # a killed run left another line's build in place
+# $prepare_only (scripts/prepare-node.sh): fetch and compile, and leave node_modules' build alone.
+[ -n "${prepare_only:-}" ] || restore # a killed run left another line's build in place
 
 [ -f "$binding" ] || { echo "$who: $binding is missing; run npm ci first" >&2; exit 1; }
 mkdir -p "$cache"
@@ -100,6 +103,11 @@ if ! [ -f "$built" ]; then
   cp "$work/build/Release/better_sqlite3.node" "$built.tmp"
   mv -f "$built.tmp" "$built"
   rm -rf "$work"
+fi
+
+if [ -n "${prepare_only:-}" ]; then
+  echo "$who: Node $version and better-sqlite3 $bs3_version built for ABI $abi are ready"
+  return 0
 fi
 
 # --- the run, with the line's build in place
