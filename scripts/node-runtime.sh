@@ -1,4 +1,4 @@
-# Sourced by scripts/test-node.sh and scripts/bench-node.sh (from the
+# Sourced by scripts/test-node.sh, scripts/bench-node.sh and scripts/prepare-node.sh (from the
 # project root, after `set -euo pipefail`) with the Node line, 22 or 24, as
 # its argument: puts that line and a better-sqlite3 built for it in place,
 # says so, and restores the machine's build when the shell exits. Sets
@@ -10,13 +10,14 @@
 #
 # Node comes from the npm registry: the node-<platform>-<arch> package ships
 # bin/node and the include/node headers. Everything lives in
-# node_modules/.cache/node<line>/, so a reinstall starts afresh. The lines are
+# node_modules/.cache/node<line>/, so a reinstall starts afresh (or in
+# $NODE_RUNTIME_CACHE/node<line>/). The lines are
 # the ones package.json "engines" names: 22 (also inside Electron 45, which
 # runs the desktop app) and 24 (what `serve` users run).
 #
 # better-sqlite3 12 is not an N-API addon: each Node ABI needs its own build,
-# and it loads build/Release/better_sqlite3.node. It is compiled here for
-# the line's ABI (once per better-sqlite3 release and ABI) and, for the run,
+# and it loads build/Release/better_sqlite3.node. It is compiled here, from
+# the registry's package of the installed release, for the line's ABI (once per better-sqlite3 release and ABI) and, for the run,
 # swapped in for the machine's build, which is put back on exit (or at the
 # start of the next run of either line if this one was killed). So every
 # opener — the store, the data-dir lock, the checkpointer worker, spawned
@@ -45,7 +46,8 @@ spec_var="NODE${line}_SPEC"
 headers_var="NODE${line}_HEADERS_SPEC"
 RUNTIME_SPEC="${!spec_var:-$line}"
 HEADERS_SPEC="${!headers_var-$default_headers}"
-cache="$PWD/node_modules/.cache/node$line"
+# $NODE_RUNTIME_CACHE: another folder for the lines (.ci/run's, which outlives `npm ci`).
+cache="${NODE_RUNTIME_CACHE:-$PWD/node_modules/.cache}/node$line"
 module="$PWD/node_modules/better-sqlite3"
 binding="$module/build/Release/better_sqlite3.node"
 # The machine's build while another is in place: one place for both lines (the older
@@ -60,7 +62,7 @@ restore() {
 # $prepare_only (scripts/prepare-node.sh): fetch and compile, and leave node_modules' build alone.
 [ -n "${prepare_only:-}" ] || restore # a killed run left another line's build in place
 
-[ -f "$binding" ] || { echo "$who: $binding is missing; run npm ci first" >&2; exit 1; }
+[ -n "${prepare_only:-}" ] || [ -f "$binding" ] || { echo "$who: $binding is missing; run npm ci first" >&2; exit 1; }
 mkdir -p "$cache"
 
 # fetch SPEC DIR [MEMBER]: that release of Node (or only its MEMBER folder) unpacked into DIR, once.
@@ -81,17 +83,26 @@ headers_abi="$(sed -n 's/^#define NODE_MODULE_VERSION \([0-9][0-9]*\)$/\1/p' "$h
 [ "$abi" = "$headers_abi" ] || { echo "$who: Node $version has ABI $abi but the $HEADERS_SPEC headers ABI $headers_abi" >&2; exit 1; }
 
 # --- better-sqlite3 built for that ABI (never touching the machine's build)
-bs3_version="$(node -p "require('$module/package.json').version")"
+# The release installed; when preparing, the one package-lock.json names (node_modules may
+# not be there yet, or be in the middle of `npm ci`: .ci/run prepares during the install).
+if [ -n "${prepare_only:-}" ]; then
+  bs3_version="$(node -p "require('./package-lock.json').packages['node_modules/better-sqlite3'].version")"
+else
+  bs3_version="$(node -p "require('$module/package.json').version")"
+fi
 built="$cache/better-sqlite3-$bs3_version-abi$abi-headers-$HEADERS_SPEC/better_sqlite3.node"
 if ! [ -f "$built" ]; then
   echo "$who: compiling better-sqlite3 $bs3_version for Node $abi ABI against the $HEADERS_SPEC headers"
   work="$cache/work"
   rm -rf "$work"
   mkdir -p "$work"
-  (cd "$module" && tar cf - --exclude=./build --exclude=./node_modules --exclude=./prebuilds .) | tar xf - -C "$work"
-  # node-gyp: the project's (via @electron/rebuild), else the one npm bundles.
-  gyp="$(node -p "require.resolve('node-gyp/bin/node-gyp.js')" 2>/dev/null)" ||
-    gyp="$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js"
+  # Its sources from the npm registry, node-gyp the one npm bundles (what `npm ci` builds the
+  # machine's copy with): nothing read from node_modules.
+  (cd "$work" && npm pack "better-sqlite3@$bs3_version" --silent >/dev/null && tar xzf better-sqlite3-*.tgz --strip-components=1 && rm -f better-sqlite3-*.tgz) || {
+    echo "$who: could not fetch better-sqlite3 $bs3_version from the npm registry" >&2
+    exit 1
+  }
+  gyp="$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js"
   # --nodedir: these headers, not the machine's (a user npmrc may set nodedir=/usr), and no
   # npm_config_nodedir from the environment, which node-gyp would take over the flag.
   (cd "$work" && env -u npm_config_nodedir -u NPM_CONFIG_NODEDIR "$node_bin" "$gyp" rebuild --release --nodedir="$headers_dir" --jobs=max >"$cache/build.log" 2>&1) || {

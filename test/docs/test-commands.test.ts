@@ -84,13 +84,17 @@ describe('test commands', () => {
     const test = at(/^phase "[^"]*" npm test$/);
     const second = /scripts\/test-node\.sh (\d+)$/.exec(lines[at(/^phase "[^"]*" bash scripts\/test-node\.sh \d+$/)]!)?.[1];
     expect(fetch < onPath && onPath < install && install < test).toBe(true);
-    // The Node-24 build is compiled in the background beside the typecheck, after the install (it
-    // compiles node_modules' better-sqlite3) and waited for before the tests (which want both cores).
+    // The second line's build is compiled in the background beside the install, in a folder the
+    // install leaves alone (and git ignores), and waited for before the tests (which want both cores).
+    const cacheAt = at(/^export NODE_RUNTIME_CACHE="\$PWD\/([^"]+)"$/);
+    const cacheDir = /"\$PWD\/([^"]+)"/.exec(lines[cacheAt]!)?.[1];
+    expect(cacheDir).not.toContain('node_modules');
+    expect(fs.readFileSync('.gitignore', 'utf8').split('\n')).toContain(`${cacheDir}/`);
     const prepare = at(/^ {2}bash scripts\/prepare-node\.sh (\d+) /);
     expect(lines[prepare]).toContain(`prepare-node.sh ${second} `);
     const typecheck = at(/^phase "typecheck and lint" /);
     const ready = at(/^phase "[^"]*" node\d+_ready$/);
-    expect(install < prepare && prepare < typecheck && typecheck < ready && ready < test).toBe(true);
+    expect(onPath < cacheAt && cacheAt < prepare && prepare < install && install < typecheck && typecheck < ready && ready < test).toBe(true);
     const engines = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { engines: { node: string } }).engines.node;
     expect([fetched, second].sort()).toEqual(engines.split('||').map((range) => /\^(\d+)\./.exec(range)?.[1]).sort());
     expect(fs.readFileSync('.gitignore', 'utf8').split('\n')).toContain(`.ci/node${fetched}/`);
