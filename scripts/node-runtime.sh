@@ -122,6 +122,7 @@ if [ -n "${prepare_only:-}" ]; then
 fi
 
 # --- the run, with the line's build in place
+mkdir -p "$(dirname "$saved")" # node_modules/.cache, not made above when $NODE_RUNTIME_CACHE is elsewhere
 cp -p "$binding" "$saved.tmp"
 mv -f "$saved.tmp" "$saved"
 trap restore EXIT
