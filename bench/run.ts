@@ -250,20 +250,37 @@ function dueWork(checkout: Checkout, dataDir: string, databaseUrl: string | unde
   }
 }
 
+/** The work a seeded store had due, done by a `serve` before the measurements (undefined: none, or not known). */
+interface Settled {
+  jobs: number;
+  callbacks: number;
+  seconds: number;
+  peakRssMb: number;
+}
+
 /**
  * Lets `serve` of the checkout do the background work that fell due in its
  * copy of the seeded store since seeding (orders expiring, settlements and
  * payouts: the seed leaves about 2,000 jobs due over the next day, a few
  * ms each), before anything is measured on that copy. Otherwise the first
  * `serve` measured there catches up on hours of it beside the load, which
- * the references never do (docs/benchmarks.md, "The seeded work due").
+ * the references never do (docs/benchmarks.md, "The seeded work due"), and
+ * before the start-up's idle RSS is read (a slow machine still did it at 15 s).
  */
-async function settleDueWork(checkout: Checkout, dataDir: string, databaseUrl: string | undefined, name: string): Promise<void> {
+async function settleDueWork(checkout: Checkout, dataDir: string, databaseUrl: string | undefined, name: string): Promise<Settled | undefined> {
   const before = dueWork(checkout, dataDir, databaseUrl);
-  if (!before) return log(`${name}: WARNING ${checkout.label} has no db status to tell what is due: not settled, its first round may catch up on it`);
-  if (before.jobs === 0 && before.callbacks === 0) return log(`${name}: no work due in the seeded store`);
+  if (!before) {
+    log(`${name}: WARNING ${checkout.label} has no db status to tell what is due: not settled, its first round may catch up on it`);
+    return undefined;
+  }
+  if (before.jobs === 0 && before.callbacks === 0) {
+    log(`${name}: no work due in the seeded store`);
+    return undefined;
+  }
   const started = Date.now();
   const serve = await startServe(checkout, dataDir, { ...(databaseUrl ? { databaseUrl } : {}), name });
+  const peak = sampleRss(serve.pid, 100);
+  let peakMb = NaN;
   let left = before;
   let unknown = 0;
   try {
@@ -275,13 +292,16 @@ async function settleDueWork(checkout: Checkout, dataDir: string, databaseUrl: s
       else unknown++;
     }
   } finally {
+    peakMb = peak.stop() / 2 ** 20;
     await stopChild(serve);
   }
+  const seconds = (Date.now() - started) / 1000;
   log(
-    `${name}: serve did the ${before.jobs} order jobs and ${before.callbacks} callbacks due since seeding in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+    `${name}: serve did the ${before.jobs} order jobs and ${before.callbacks} callbacks due since seeding in ${seconds.toFixed(1)} s, peak RSS ${peakMb.toFixed(0)} MB` +
       (left.jobs > 0 || left.callbacks > 0 ? `; ${left.jobs} and ${left.callbacks} still due after 180 s` : '') +
       (unknown > 0 ? ` (db status failed ${unknown} time${unknown === 1 ? '' : 's'})` : ''),
   );
+  return { jobs: before.jobs, callbacks: before.callbacks, seconds, peakRssMb: peakMb };
 }
 
 /** The environment for a child, without a database URL inherited from ours (the flag says which store). */
@@ -797,11 +817,17 @@ async function main(): Promise<void> {
       name: label,
     });
 
-    // Start-up on the seeded database: listening time (bundle and tsx) and RSS. Right after it starts, `serve`
-    // does the background work that fell due in the fresh copy, and V8 gives the young generation it grew for
-    // that back only once it has seen the process idle for a while (Node 24: 141–160 MB at 2–5 s, 93 MB from
-    // 10 s; docs/benchmarks.md, "Node 24"). So RSS is read at 2 s (what this bench reported as idle before) and
-    // after IDLE_RSS_AFTER_MS without a request (idle), with the peak in between.
+    // Before any measurement: each serve's store done with the work that fell due since seeding (the seeded
+    // orders' channel events and expiries, about a thousand jobs on 1,000,000 orders; settleDueWork logs the
+    // RSS that takes).
+    const settled = await settleDueWork(self, runDir, databaseUrl, 'settle');
+    for (let i = 0; i < otherData.length; i++) await settleDueWork(otherData[i]!.other, otherRunDirs[i]!, otherUrls[i], `settle-other-${i + 1}`);
+
+    // Start-up on the seeded database, with nothing due: listening time (bundle and tsx) and RSS. V8 gives the
+    // young generation it grew while starting back only once it has seen the process idle for a while (about
+    // 10 s). So RSS is read at 2 s and after IDLE_RSS_AFTER_MS without a request (idle), with the peak in
+    // between. (Read before the settling, a slow machine still did the due work at 15 s: docs/benchmarks.md,
+    // "Late morning on 2026-11-29", its idle RSS.)
     const rss: StartupRss = { at2sMb: NaN, idleMb: NaN, peakMb: NaN };
     {
       const serve = await startServe(self, runDir, { ...(databaseUrl ? { databaseUrl } : {}), name: 'startup' });
@@ -816,9 +842,6 @@ async function main(): Promise<void> {
     const tsxServe = await startServe(self, runDir, { ...(databaseUrl ? { databaseUrl } : {}), tsx: true, name: 'startup-tsx' });
     const tsxListenMs = tsxServe.listenMs;
     await stopChild(tsxServe);
-    // Before any measurement: each serve's store done with the work that fell due since seeding.
-    await settleDueWork(self, runDir, databaseUrl, 'settle');
-    for (let i = 0; i < otherData.length; i++) await settleDueWork(otherData[i]!.other, otherRunDirs[i]!, otherUrls[i], `settle-other-${i + 1}`);
 
     const wanted = new Set(opts.targets!.split(','));
     const targetsFor = (group: Group): Target[] => {
@@ -898,7 +921,7 @@ async function main(): Promise<void> {
         )
       : undefined;
 
-    const report = buildReport({ startedAt, self, others, measurements, openLoop, openLoopWrites, rss, tsxListenMs, manifest });
+    const report = buildReport({ startedAt, self, others, measurements, openLoop, openLoopWrites, rss, settled, tsxListenMs, manifest });
     const resultsDir = path.join(root, 'bench', 'results');
     fs.mkdirSync(resultsDir, { recursive: true });
     const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
@@ -1026,6 +1049,7 @@ function buildReport(input: {
   openLoop: { floor: OpenLoopResult; rows: OpenLoopRow[] } | undefined;
   openLoopWrites: OpenLoopWritesRow[] | undefined;
   rss: StartupRss;
+  settled: Settled | undefined;
   tsxListenMs: number;
   manifest: SeedManifest;
 }): { json: unknown; markdown: string } {
@@ -1039,7 +1063,10 @@ function buildReport(input: {
       `${duration} s per measurement (${warmup} s warm-up), ${rounds} round(s) alternating every target; ` +
       `${input.manifest.orders.toLocaleString('en-US')} orders, ${input.manifest.merchants} merchants, ${input.manifest.days} days. Load average at the end: ${loadAverage()}.`,
     '',
-    `serve listening after start: ${f(listenMedian)} ms median of ${listenMs.length} (bundle), ${f(input.tsxListenMs)} ms (tsx); idle RSS ${f(input.rss.idleMb)} MB (${IDLE_RSS_AFTER_MS / 1000} s after start, no request; ${f(input.rss.at2sMb)} MB at 2 s, peak ${f(input.rss.peakMb)} MB).` +
+    `serve listening after start: ${f(listenMedian)} ms median of ${listenMs.length} (bundle), ${f(input.tsxListenMs)} ms (tsx); idle RSS ${f(input.rss.idleMb)} MB (${IDLE_RSS_AFTER_MS / 1000} s after start, no request, nothing due; ${f(input.rss.at2sMb)} MB at 2 s, peak ${f(input.rss.peakMb)} MB)` +
+      (input.settled
+        ? `; before it, the ${f(input.settled.jobs)} order jobs and ${f(input.settled.callbacks)} callbacks due since seeding took ${f(input.settled.seconds, 1)} s, peak RSS ${f(input.settled.peakRssMb)} MB.`
+        : '.') +
       (input.self.rebuilds > 1 ? ` (The bundle was rebuilt ${input.self.rebuilds} times: sources changed during the run.)` : ''),
     '',
     '| scenario | target | req/s per round | req/s (median) | p50 ms | p99 ms | × limit | loop delay p99 ms | CPU % (main thread; loop busy) | CPU µs/request | CPU × limit | peak RSS MB | failures | generator CPU % |',
