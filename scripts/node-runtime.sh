@@ -1,29 +1,29 @@
-# Sourced by scripts/test-node.sh, scripts/bench-node.sh and scripts/prepare-node.sh (from the
-# project root, after `set -euo pipefail`) with the Node line, 22 or 24, as
-# its argument: puts that line and a better-sqlite3 built for it in place,
-# says so, and restores the machine's build when the shell exits. Sets
-# $node_bin (its executable), $cache (its folder; bin/ in $cache/node),
-# $version, $abi and $bs3_version. Messages name the caller ($who: the
-# calling script and the line, e.g. test-node24). With $prepare_only set
-# (scripts/prepare-node.sh) it stops once the build is ready, leaving
-# node_modules' build as it is.
+# Sourced by scripts/test-node.sh, scripts/bench-node.sh and
+# scripts/prepare-node.sh (from the project root, after `set -euo pipefail`)
+# with the Node line, 22 or 24, as its argument: puts that line and a
+# better-sqlite3 built for it in place, says so, and restores the machine's
+# build when the shell exits. Sets $node_bin (its executable), $cache (its
+# folder; bin/ in $cache/node), $version, $abi and $bs3_version. Messages name
+# the caller ($who: the calling script and the line, e.g. test-node24). With
+# $prepare_only set (scripts/prepare-node.sh) it stops once the build is
+# ready, leaving node_modules' build as it is.
 #
 # Node comes from the npm registry: the node-<platform>-<arch> package ships
 # bin/node and the include/node headers. Everything lives in
 # node_modules/.cache/node<line>/, so a reinstall starts afresh (or in
-# $NODE_RUNTIME_CACHE/node<line>/). The lines are
-# the ones package.json "engines" names: 22 (also inside Electron 45, which
-# runs the desktop app) and 24 (what `serve` users run).
+# $NODE_RUNTIME_CACHE/node<line>/). The lines are the ones package.json
+# "engines" names: 22 (also inside Electron 45, which runs the desktop app)
+# and 24 (what `serve` users run).
 #
 # better-sqlite3 12 is not an N-API addon: each Node ABI needs its own build,
 # and it loads build/Release/better_sqlite3.node. It is compiled here, from
-# the registry's package of the installed release, for the line's ABI (once per better-sqlite3 release and ABI) and, for the run,
-# swapped in for the machine's build, which is put back on exit (or at the
-# start of the next run of either line if this one was killed). So every
-# opener — the store, the data-dir lock, the checkpointer worker, spawned
-# CLIs, tests that open SQLite themselves — loads the right build, with no
-# hook in the code. One run at a time per checkout: two would swap the one
-# file under each other.
+# the registry's package of the installed release, for the line's ABI (once
+# per better-sqlite3 release and ABI) and, for the run, swapped in for the
+# machine's build, which is put back on exit (or at the start of the next run
+# of either line if this one was killed). So every opener — the store, the
+# data-dir lock, the checkpointer worker, spawned CLIs, tests that open SQLite
+# themselves — loads the right build, with no hook in the code. One run at a
+# time per checkout: two would swap the one file under each other.
 #
 # Headers: better-sqlite3 12 derives from node::ObjectWrap, whose inline code
 # in Node >= 24.19's headers removes a cleanup hook in the destructor and

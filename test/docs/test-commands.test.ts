@@ -86,8 +86,9 @@ describe('test commands', () => {
     expect(fetch < onPath && onPath < install && install < test).toBe(true);
     // The second line's build is compiled in the background beside the install, in a folder the
     // install leaves alone (and git ignores), and waited for before the tests (which want both cores).
-    const cacheAt = at(/^export NODE_RUNTIME_CACHE="\$PWD\/([^"]+)"$/);
-    const cacheDir = /"\$PWD\/([^"]+)"/.exec(lines[cacheAt]!)?.[1];
+    const cacheLine = /^export NODE_RUNTIME_CACHE="\$PWD\/([^"]+)"$/;
+    const cacheAt = at(cacheLine);
+    const cacheDir = cacheLine.exec(lines[cacheAt]!)?.[1];
     expect(cacheDir).not.toContain('node_modules');
     expect(fs.readFileSync('.gitignore', 'utf8').split('\n')).toContain(`${cacheDir}/`);
     const prepare = at(/^ {2}bash scripts\/prepare-node\.sh (\d+) /);
