@@ -659,7 +659,8 @@ async function openLoopSection(startTarget: () => Promise<Child>, manifest: Seed
       rows.push({ name: combo.name, ...r, probe: p });
       log(
         `open loop ${combo.name.padEnd(38)} ${r.rate.toFixed(0)} req/s  p50 ${r.p50.toFixed(2)}  p99 ${r.p99.toFixed(2)}  p99.9 ${r.p999.toFixed(2)}  max ${r.max.toFixed(1)} ms  ` +
-          `server p99 ${p?.serverMs?.p99.toFixed(2) ?? '?'} ms  loop p99 ${p?.loopDelayMs.p99.toFixed(1) ?? '?'} ms  cpu ${p?.cpuPercent.toFixed(0) ?? '?'} %  failures ${r.failures}${r.failureSample ? ` (${r.failureSample})` : ''}`,
+          `server p99 ${p?.serverMs?.p99.toFixed(2) ?? '?'} max ${p?.serverMs?.max.toFixed(1) ?? '?'} ms  loop p99 ${p?.loopDelayMs.p99.toFixed(1) ?? '?'} max ${p?.loopDelayMs.max.toFixed(1) ?? '?'} ms  ` +
+          `sockets opened ${r.connects} (most ${r.mostSockets})  cpu ${p?.cpuPercent.toFixed(0) ?? '?'} %  failures ${r.failures}${r.failureSample ? ` (${r.failureSample})` : ''}`,
       );
     }
   } finally {
@@ -1095,15 +1096,16 @@ function buildReport(input: {
       '',
       `## orderQueryList at a fixed ${openLoopRate} req/s (open loop, page 1, latency from the scheduled send time)`,
       '',
-      `Generator floor (same schedule and signing against a server that does nothing): p50 ${f(floor.p50, 2)} ms, p99 ${f(floor.p99, 2)} ms, max ${f(floor.max, 1)} ms; send lag p99 ${f(floor.sendLagP99, 2)} ms.`,
+      `Generator floor (same schedule and signing against a server that does nothing): p50 ${f(floor.p50, 2)} ms, p99 ${f(floor.p99, 2)} ms, max ${f(floor.max, 1)} ms; send lag p99 ${f(floor.sendLagP99, 2)} ms; ${floor.connects} sockets opened (most open ${floor.mostSockets}).`,
       '',
       'Server p99: the same requests timed inside the server, from their headers parsed to their answers handed to the kernel (the loop probe): what the generator and the loopback add is outside it.',
       '',
-      '| filters | req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | send lag p99 ms | server p99 ms | loop delay p99 ms | CPU % | failures |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| filters | req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | send lag p99 / max ms | server p99 / max ms | loop delay p99 / max ms | sockets opened (most open) | CPU % | failures |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map(
         (r) =>
-          `| ${r.name} | ${f(r.rate)} | ${f(r.p50, 2)} | ${f(r.p90, 2)} | ${f(r.p99, 2)} | ${f(r.p999, 2)} | ${f(r.max, 1)} | ${f(r.sendLagP99, 2)} | ${f(r.probe?.serverMs?.p99 ?? NaN, 2)} | ${f(r.probe?.loopDelayMs.p99 ?? NaN, 1)} | ${f(r.probe?.cpuPercent ?? NaN)} | ${r.failures} |`,
+          `| ${r.name} | ${f(r.rate)} | ${f(r.p50, 2)} | ${f(r.p90, 2)} | ${f(r.p99, 2)} | ${f(r.p999, 2)} | ${f(r.max, 1)} | ${f(r.sendLagP99, 2)} / ${f(r.sendLagMax, 1)} | ` +
+          `${f(r.probe?.serverMs?.p99 ?? NaN, 2)} / ${f(r.probe?.serverMs?.max ?? NaN, 1)} | ${f(r.probe?.loopDelayMs.p99 ?? NaN, 1)} / ${f(r.probe?.loopDelayMs.max ?? NaN, 1)} | ${r.connects} (${r.mostSockets}) | ${f(r.probe?.cpuPercent ?? NaN)} | ${r.failures} |`,
       ),
     );
   }

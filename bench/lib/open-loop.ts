@@ -52,6 +52,13 @@ export interface OpenLoopResult {
   /** How late the generator itself sent, ms (p99 and max). */
   sendLagP99: number;
   sendLagMax: number;
+  /**
+   * Sockets the generator opened during the schedule, and the most open at
+   * once: when a stall leaves every socket busy, a request due meanwhile
+   * waits for a new one (the server's time leaves its connection out).
+   */
+  connects: number;
+  mostSockets: number;
   failures: number;
   failureSample: string | undefined;
 }
@@ -70,6 +77,12 @@ export async function runOpenLoop(spec: OpenLoopSpec): Promise<OpenLoopResult> {
   let failures = 0;
   let failureSample: string | undefined;
   const inFlight = new Set<Promise<void>>();
+  let connects = 0;
+  let mostSockets = 0;
+  pool.on('connect', () => {
+    connects++;
+    mostSockets = Math.max(mostSockets, pool.stats.connected);
+  });
 
   const fire = (scheduledAt: bigint) => {
     const body = spec.build?.();
@@ -128,6 +141,8 @@ export async function runOpenLoop(spec: OpenLoopSpec): Promise<OpenLoopResult> {
     max: usToMs(latency.max),
     sendLagP99: usToMs(lag.percentile(99)),
     sendLagMax: usToMs(lag.max),
+    connects,
+    mostSockets,
     failures,
     failureSample,
   };

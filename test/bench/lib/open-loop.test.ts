@@ -35,5 +35,9 @@ describe('measureGeneratorFloor (against a real server doing nothing)', () => {
     const floor = await measureGeneratorFloor(spec, 0);
     expect(built()).toBe(100);
     expect(floor.completed).toBe(100);
+    // Every socket was opened during the schedule (a pool of its own), and counted.
+    expect(floor.connects).toBeGreaterThanOrEqual(1);
+    expect(floor.mostSockets).toBeGreaterThanOrEqual(1);
+    expect(floor.mostSockets).toBeLessThanOrEqual(floor.connects);
   });
 });
