@@ -34,6 +34,7 @@ import { buildCliBundle } from '../scripts/build-cli';
 import { loadAverage, rssOf, sampleRss, startListeningChild, type RunningChild } from './lib/processes';
 import { runLoad, runLoadSplit, type LoadResult, type LoadSpec } from './lib/load';
 import { measureGeneratorFloor, runOpenLoop, type OpenLoopResult } from './lib/open-loop';
+import { judgeTargets, targetsMarkdown } from './lib/targets';
 import { profileMarkdown, summariseProfile } from './lib/cpu-profile';
 import { checkoutAt, otherCheckout, type Checkout } from './lib/checkout';
 import { preparePostgresTemplate, startPostgresCopy, type BenchPostgres } from './lib/postgres-data';
@@ -1122,6 +1123,21 @@ function buildReport(input: {
       ),
     );
   }
+  // This checkout's serve against the targets (a run of other checkouts or references only judges nothing).
+  const selfName = `serve (${input.self.label})`;
+  const selfSummary = (group: string) => summaries.find((s) => s.group === group && s.target === selfName && !s.skipped);
+  const ratioOf = (s: Summary | undefined) => (s?.ratio === undefined ? undefined : { ratio: s.ratio, rounds: s.ratios ?? [] });
+  const loopDelay = selfSummary('createOrder-buy')?.loopDelayP99;
+  const verdicts = judgeTargets({
+    orders: input.manifest.orders,
+    createOrder: ratioOf(selfSummary('createOrder-buy')),
+    listFirst: ratioOf(selfSummary('list-first')),
+    createOrderLoopDelayP99Ms: loopDelay !== undefined && Number.isFinite(loopDelay) ? loopDelay : undefined,
+    openLoop: input.openLoop?.rows.map((r) => ({ generatorP99Ms: r.p99, serverP99Ms: r.probe?.serverMs?.p99 })),
+    listeningMs: Number.isFinite(listenMedian) ? listenMedian : undefined,
+    idleRssMb: Number.isFinite(input.rss.idleMb) ? input.rss.idleMb : undefined,
+  });
+  md.push('', ...targetsMarkdown(verdicts));
   const profiles = input.measurements.filter((m) => m.profile);
   if (profiles.length > 0) md.push('', '## CPU profiles (top self time)', '', ...profiles.map((m) => m.profile!));
   md.push('');
@@ -1137,6 +1153,7 @@ function buildReport(input: {
       measurements: input.measurements,
       openLoop: input.openLoop,
       openLoopWrites: input.openLoopWrites,
+      targets: verdicts,
     },
     markdown: md.join('\n'),
   };
