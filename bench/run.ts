@@ -34,7 +34,7 @@ import { buildCliBundle } from '../scripts/build-cli';
 import { loadAverage, rssOf, sampleRss, startListeningChild, type RunningChild } from './lib/processes';
 import { runLoad, runLoadSplit, type LoadResult, type LoadSpec } from './lib/load';
 import { measureGeneratorFloor, runOpenLoop, type OpenLoopResult } from './lib/open-loop';
-import { judgeTargets, targetsMarkdown } from './lib/targets';
+import { judgeTargets, ratioText, targetsMarkdown } from './lib/targets';
 import { profileMarkdown, summariseProfile } from './lib/cpu-profile';
 import { checkoutAt, otherCheckout, type Checkout } from './lib/checkout';
 import { preparePostgresTemplate, startPostgresCopy, type BenchPostgres } from './lib/postgres-data';
@@ -1079,8 +1079,8 @@ function buildReport(input: {
       md.push(`| ${s.group} | ${s.target} | skipped: ${s.skipped} | | | | | | | | | | | |`);
       continue;
     }
-    const ratio = s.ratio === undefined ? '' : `${s.ratio.toFixed(2)}${s.ratios && s.ratios.length > 1 ? ` (${s.ratios.map((r) => r.toFixed(2)).join(', ')})` : ''}${s.ratioTo?.includes('median') ? '¹' : ''}`;
-    const cpuRatio = s.cpuRatio === undefined ? '' : `${s.cpuRatio.toFixed(2)}${s.cpuRatios && s.cpuRatios.length > 1 ? ` (${s.cpuRatios.map((r) => r.toFixed(2)).join(', ')})` : ''}`;
+    const ratio = s.ratio === undefined ? '' : `${ratioText(s.ratio, s.ratios ?? [])}${s.ratioTo?.includes('median') ? '¹' : ''}`;
+    const cpuRatio = s.cpuRatio === undefined ? '' : ratioText(s.cpuRatio, s.cpuRatios ?? []);
     md.push(
       `| ${s.group} | ${s.target} | ${s.rounds.map((r) => f(r)).join(' / ')} | ${f(s.rps)} | ${f(s.p50, 2)} | ${f(s.p99, 2)} | ${ratio} | ${f(s.loopDelayP99, 1)} | ${f(s.cpuPercent)} (${f(s.mainThreadCpuPercent)}; ${f(s.eventLoopUtilization, 2)}) | ${f(s.cpuUs, 1)} | ${cpuRatio} | ${f(s.peakRssMb)} | ${s.failures} | ${f(s.generatorCpuPercent)} |`,
     );
@@ -1123,17 +1123,23 @@ function buildReport(input: {
       ),
     );
   }
-  // This checkout's serve against the targets (a run of other checkouts or references only judges nothing).
+  // The ratios and the loop delay are this checkout's serve's (not measured when --targets leaves it out); the open
+  // loop, start-up and idle RSS always are.
   const selfName = `serve (${input.self.label})`;
   const selfSummary = (group: string) => summaries.find((s) => s.group === group && s.target === selfName && !s.skipped);
   const ratioOf = (s: Summary | undefined) => (s?.ratio === undefined ? undefined : { ratio: s.ratio, rounds: s.ratios ?? [] });
   const loopDelay = selfSummary('createOrder-buy')?.loopDelayP99;
   const verdicts = judgeTargets({
     orders: input.manifest.orders,
+    fixedRate,
     createOrder: ratioOf(selfSummary('createOrder-buy')),
     listFirst: ratioOf(selfSummary('list-first')),
     createOrderLoopDelayP99Ms: loopDelay !== undefined && Number.isFinite(loopDelay) ? loopDelay : undefined,
-    openLoop: input.openLoop?.rows.map((r) => ({ generatorP99Ms: r.p99, serverP99Ms: r.probe?.serverMs?.p99 })),
+    openLoop: input.openLoop && {
+      rate: openLoopRate,
+      combinations: filterCombinations().length,
+      rows: input.openLoop.rows.map((r) => ({ generatorP99Ms: r.p99, serverP99Ms: r.probe?.serverMs?.p99, scheduled: r.scheduled, completed: r.completed, failures: r.failures })),
+    },
     listeningMs: Number.isFinite(listenMedian) ? listenMedian : undefined,
     idleRssMb: Number.isFinite(input.rss.idleMb) ? input.rss.idleMb : undefined,
   });

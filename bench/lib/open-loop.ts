@@ -53,9 +53,10 @@ export interface OpenLoopResult {
   sendLagP99: number;
   sendLagMax: number;
   /**
-   * Sockets the generator opened during the schedule, and the most open at
-   * once: when a stall leaves every socket busy, a request due meanwhile
-   * waits for a new one (the server's time leaves its connection out).
+   * Sockets the generator opened during the run (its drain included), and
+   * the most open at once: when a stall leaves every socket busy, a request
+   * due meanwhile waits for a new one (the server's time leaves its
+   * connection out).
    */
   connects: number;
   mostSockets: number;
