@@ -1128,20 +1128,20 @@ function buildReport(input: {
   const selfName = `serve (${input.self.label})`;
   const selfSummary = (group: string) => summaries.find((s) => s.group === group && s.target === selfName && !s.skipped);
   const ratioOf = (s: Summary | undefined) => (s?.ratio === undefined ? undefined : { ratio: s.ratio, rounds: s.ratios ?? [] });
-  const loopDelay = selfSummary('createOrder-buy')?.loopDelayP99;
+  const finite = (n: number | undefined) => (n !== undefined && Number.isFinite(n) ? n : undefined);
   const verdicts = judgeTargets({
     orders: input.manifest.orders,
     fixedRate,
     createOrder: ratioOf(selfSummary('createOrder-buy')),
     listFirst: ratioOf(selfSummary('list-first')),
-    createOrderLoopDelayP99Ms: loopDelay !== undefined && Number.isFinite(loopDelay) ? loopDelay : undefined,
+    createOrderLoopDelayP99Ms: finite(selfSummary('createOrder-buy')?.loopDelayP99),
     openLoop: input.openLoop && {
       rate: openLoopRate,
       combinations: filterCombinations().length,
       rows: input.openLoop.rows.map((r) => ({ generatorP99Ms: r.p99, serverP99Ms: r.probe?.serverMs?.p99, scheduled: r.scheduled, completed: r.completed, failures: r.failures })),
     },
-    listeningMs: Number.isFinite(listenMedian) ? listenMedian : undefined,
-    idleRssMb: Number.isFinite(input.rss.idleMb) ? input.rss.idleMb : undefined,
+    listeningMs: finite(listenMedian),
+    idleRssMb: finite(input.rss.idleMb),
   });
   md.push('', ...targetsMarkdown(verdicts));
   const profiles = input.measurements.filter((m) => m.profile);

@@ -68,42 +68,40 @@ export function ratioText(median: number, rounds: readonly number[], digits = 2)
 
 const NOT_MEASURED = 'not measured in this run';
 
+/** A verdict without its target's text. */
+type Judgement = Pick<Verdict, 'figure' | 'met'>;
+
+const notMeasured: Judgement = { figure: NOT_MEASURED, met: undefined };
+const notJudged = (figure: string, why: string): Judgement => ({ figure: `${figure} (not judged: ${why})`, met: undefined });
+const ordersText = (orders: number) => `${orders.toLocaleString('en-US')} orders`;
+
 export function judgeTargets(i: TargetInputs): Verdict[] {
-  const onTargetOrders = `${TARGETS.orders.toLocaleString('en-US')} orders`;
-  const atTargetSize = i.orders >= TARGETS.orders;
-  const notJudged = (figure: string, why: string): Pick<Verdict, 'figure' | 'met'> => ({ figure: `${figure} (not judged: ${why})`, met: undefined });
+  const smallerThanTarget = i.orders < TARGETS.orders ? ordersText(i.orders) : undefined;
+  const fixed = i.fixedRate === undefined ? undefined : `at a fixed ${i.fixedRate} req/s`;
   // Three decimals: a median of 0.796 is not 0.80.
-  const ratioVerdict = (r: Ratio | undefined): Pick<Verdict, 'figure' | 'met'> =>
-    i.fixedRate !== undefined
-      ? notJudged('no ratio', `every scenario at a fixed ${i.fixedRate} req/s`)
-      : r === undefined
-        ? { figure: NOT_MEASURED, met: undefined }
-        : { figure: `${ratioText(r.ratio, r.rounds, 3)} × limit`, met: r.ratio >= TARGETS.ratio };
-  const below = (value: number | undefined, limit: number, figure: (v: number) => string, unlessWhy?: string): Pick<Verdict, 'figure' | 'met'> =>
-    value === undefined ? { figure: NOT_MEASURED, met: undefined } : unlessWhy ? notJudged(figure(value), unlessWhy) : { figure: figure(value), met: value < limit };
+  const ratioVerdict = (r: Ratio | undefined): Judgement =>
+    fixed ? notJudged('no ratio', `every scenario ${fixed}`) : r === undefined ? notMeasured : { figure: `${ratioText(r.ratio, r.rounds, 3)} × limit`, met: r.ratio >= TARGETS.ratio };
+  const below = (value: number | undefined, limit: number, figure: (v: number) => string, unlessWhy?: string): Judgement =>
+    value === undefined ? notMeasured : unlessWhy ? notJudged(figure(value), unlessWhy) : { figure: figure(value), met: value < limit };
 
   return [
     { target: `createOrder (buy) ≥ ${TARGETS.ratio}× the limit reference`, ...ratioVerdict(i.createOrder) },
-    { target: `orderQueryList page 1 ≥ ${TARGETS.ratio}× the limit reference, ${i.orders.toLocaleString('en-US')} orders`, ...ratioVerdict(i.listFirst) },
+    { target: `orderQueryList page 1 ≥ ${TARGETS.ratio}× the limit reference, ${ordersText(i.orders)}`, ...ratioVerdict(i.listFirst) },
     {
-      target: `orderQueryList p99 < ${TARGETS.openLoopP99Ms} ms at ${TARGETS.openLoopRate.toLocaleString('en-US')} req/s, every filter combination, ${onTargetOrders}`,
-      ...openLoopVerdict(i, atTargetSize, notJudged),
+      target: `orderQueryList p99 < ${TARGETS.openLoopP99Ms} ms at ${TARGETS.openLoopRate.toLocaleString('en-US')} req/s, every filter combination, ${ordersText(TARGETS.orders)}`,
+      ...openLoopVerdict(i.openLoop, smallerThanTarget),
     },
+    { target: `event-loop delay p99 < ${TARGETS.loopDelayP99Ms} ms under createOrder`, ...below(i.createOrderLoopDelayP99Ms, TARGETS.loopDelayP99Ms, (v) => `${v.toFixed(1)} ms`, fixed) },
     {
-      target: `event-loop delay p99 < ${TARGETS.loopDelayP99Ms} ms under createOrder`,
-      ...below(i.createOrderLoopDelayP99Ms, TARGETS.loopDelayP99Ms, (v) => `${v.toFixed(1)} ms`, i.fixedRate === undefined ? undefined : `at a fixed ${i.fixedRate} req/s`),
-    },
-    {
-      target: `start-up < ${TARGETS.listeningMs / 1000} s, ${onTargetOrders}`,
-      ...below(i.listeningMs, TARGETS.listeningMs, (v) => `listening after ${Math.round(v)} ms`, atTargetSize ? undefined : `${i.orders.toLocaleString('en-US')} orders`),
+      target: `start-up < ${TARGETS.listeningMs / 1000} s, ${ordersText(TARGETS.orders)}`,
+      ...below(i.listeningMs, TARGETS.listeningMs, (v) => `listening after ${Math.round(v)} ms`, smallerThanTarget),
     },
     { target: `idle RSS < ${TARGETS.idleRssMb} MB`, ...below(i.idleRssMb, TARGETS.idleRssMb, (v) => `${Math.round(v)} MB`) },
   ];
 }
 
-function openLoopVerdict(i: TargetInputs, atTargetSize: boolean, notJudged: (figure: string, why: string) => Pick<Verdict, 'figure' | 'met'>): Pick<Verdict, 'figure' | 'met'> {
-  const open = i.openLoop;
-  if (!open || open.rows.length === 0) return { figure: NOT_MEASURED, met: undefined };
+function openLoopVerdict(open: TargetInputs['openLoop'], smallerThanTarget: string | undefined): Judgement {
+  if (!open || open.rows.length === 0) return notMeasured;
   // A combination with a failed or unanswered request is not below the target, however fast the others were
   // (a failed request leaves no latency behind).
   const clean = (c: OpenLoopFigures) => c.failures === 0 && c.completed === c.scheduled;
@@ -118,7 +116,7 @@ function openLoopVerdict(i: TargetInputs, atTargetSize: boolean, notJudged: (fig
     `, p99 ${Math.min(...p99s).toFixed(2)}–${Math.max(...p99s).toFixed(2)} ms` +
     (failed > 0 ? `, ${failed} with failed or unanswered requests` : '');
   if (open.rate !== TARGETS.openLoopRate) return notJudged(figure, `at ${open.rate} req/s`);
-  if (!atTargetSize) return notJudged(figure, `${i.orders.toLocaleString('en-US')} orders`);
+  if (smallerThanTarget) return notJudged(figure, smallerThanTarget);
   // The generator's figure is the target's: the server's own timing leaves out what waits in the kernel.
   return { figure, met: open.rows.length === open.combinations && belowCount === open.combinations };
 }
