@@ -15,8 +15,7 @@
  *    that keep the counters for totals — committed durably;
  *  - POST /list: a nonce row (not flushed on its own, as the service does for
  *    a read), the merchant's total from order_totals and page 1 (20 rows, the
- *    ten listed columns) from the (merchant_id, createtime, id) index, which
- *    carries those columns on SQLite (migration 12).
+ *    ten listed columns) on the (merchant_id, createtime, id) index.
  *
  * SQLite: one writer connection, group commit (every request that arrived
  * meanwhile shares one transaction), committed with synchronous=NORMAL and

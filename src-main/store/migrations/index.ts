@@ -18,7 +18,6 @@ import { migration0008WorkClaims } from './0008-work-claims';
 import { migration0009AccountsApprovalsAudit } from './0009-accounts-approvals-audit';
 import { migration0010RowGeneration } from './0010-row-generation';
 import { migration0011RowGenerationPostgres } from './0011-row-generation-postgres';
-import { migration0012OrderListCoveringIndexes } from './0012-order-list-covering-indexes';
 
 export interface Migration {
   version: number;
@@ -49,7 +48,6 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0009AccountsApprovalsAudit,
   migration0010RowGeneration,
   migration0011RowGenerationPostgres,
-  migration0012OrderListCoveringIndexes,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
