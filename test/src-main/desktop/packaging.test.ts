@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindingMismatch, chooseNativeBinding, parseStamp } from '../../../src-main/desktop/native-binding';
 // @ts-expect-error plain JS hook module (electron-builder loads it), no type declarations
 import { checkNativeBuild } from '../../../scripts/electron-builder-before-pack.mjs';
+import { tempDir } from '../../support/temp-dir';
 
 const projectRoot = path.resolve(import.meta.dirname, '../../..');
 const pkg = JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as {
@@ -80,7 +81,7 @@ describe('electron-builder configuration (package.json "build")', () => {
 
 describe('beforePack guard', () => {
   function project(stamp: Record<string, string> | null, withBinding = true) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mc-beforepack-'));
+    const dir = tempDir('mc-beforepack-');
     fs.mkdirSync(path.join(dir, 'node_modules/electron'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'node_modules/electron/package.json'), JSON.stringify({ version: '45.4.1' }));
     fs.mkdirSync(path.join(dir, 'node_modules/better-sqlite3'), { recursive: true });
