@@ -34,7 +34,7 @@ import { buildCliBundle } from '../scripts/build-cli';
 import { loadAverage, rssOf, sampleRss, startListeningChild, type RunningChild } from './lib/processes';
 import { runLoad, runLoadSplit, type LoadResult, type LoadSpec } from './lib/load';
 import { measureGeneratorFloor, runOpenLoop, type OpenLoopResult } from './lib/open-loop';
-import { judgeTargets, ratioText, targetsMarkdown } from './lib/targets';
+import { judgeTargets, ratioText, TARGETS, targetsMarkdown } from './lib/targets';
 import { profileMarkdown, summariseProfile } from './lib/cpu-profile';
 import { checkoutAt, otherCheckout, type Checkout } from './lib/checkout';
 import { preparePostgresTemplate, startPostgresCopy, type BenchPostgres } from './lib/postgres-data';
@@ -54,7 +54,8 @@ const { values: opts } = parseArgs({
     // (docs/benchmarks.md, "Node 24"); each measurement starts its server afresh.
     warmup: { type: 'string', default: '10' },
     connections: { type: 'string', default: '50' },
-    orders: { type: 'string', default: '1000000' },
+    // The database and the open loop's rate the targets are set on (./lib/targets.ts).
+    orders: { type: 'string', default: String(TARGETS.orders) },
     merchants: { type: 'string', default: '20' },
     days: { type: 'string', default: '90' },
     seed: { type: 'string', default: '1' },
@@ -68,7 +69,7 @@ const { values: opts } = parseArgs({
     'serve-from': { type: 'string', multiple: true },
     /** Which targets to measure: self (this checkout's serve), limit, old (per-request fsync reference), x2 (two instances), others (--serve-from). */
     targets: { type: 'string', default: 'self,limit,old,x2,others' },
-    'open-loop-rate': { type: 'string', default: '1000' },
+    'open-loop-rate': { type: 'string', default: String(TARGETS.openLoopRate) },
     'open-loop-duration': { type: 'string', default: '10' },
     /** Scenario open-loop-writes: connections sending createOrder one after the other beside the open loop of lists. */
     'open-loop-writers': { type: 'string', default: '4' },
