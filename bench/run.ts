@@ -338,6 +338,8 @@ interface ProbeLine {
   mainThreadCpuPercent?: number | null;
   /** Share of the time the main thread's event loop was not waiting for events. */
   eventLoopUtilization?: number;
+  /** Share of the period the main thread was runnable but waited for a core (Linux schedstat; null elsewhere). */
+  mainThreadWaitPercent?: number | null;
   rssMb: number;
   /** Requests answered in the period and their time in the server, headers parsed to answer written (null: none). */
   serverMs?: { count: number; p50: number; p90: number; p99: number; p999: number; max: number } | null;
@@ -575,9 +577,10 @@ async function measure(group: Group, target: Target, round: number): Promise<Mea
     const cpu = m.probes.map((p) => (p ? p.cpuPercent.toFixed(0) : '?')).join('+');
     const main = m.probes.map((p) => (p?.mainThreadCpuPercent != null ? p.mainThreadCpuPercent.toFixed(0) : '?')).join('+');
     const busy = m.probes.map((p) => (p?.eventLoopUtilization !== undefined ? p.eventLoopUtilization.toFixed(2) : '?')).join('+');
+    const waited = m.probes.map((p) => (p?.mainThreadWaitPercent != null ? p.mainThreadWaitPercent.toFixed(1) : '?')).join('+');
     log(
       `${group.name.padEnd(22)} ${target.name.padEnd(34)} r${round} ${load.rps.toFixed(0).padStart(7)} req/s  p50 ${load.p50.toFixed(2)} ms  p99 ${load.p99.toFixed(2)} ms  ` +
-        `loop p99 ${delays} ms  cpu ${cpu} % (${cpuUsPerRequest(m).toFixed(1)} µs/request; main thread ${main} %, loop busy ${busy})  generator cpu ${m.generatorCpuPercent.toFixed(0)} %  peak RSS ${m.peakRssMb.toFixed(0)} MB  failures ${load.failures}${load.failureSample ? ` (${load.failureSample})` : ''}  load ${m.loadAfter}`,
+        `loop p99 ${delays} ms  cpu ${cpu} % (${cpuUsPerRequest(m).toFixed(1)} µs/request; main thread ${main} %, loop busy ${busy}, waited for a core ${waited} %)  generator cpu ${m.generatorCpuPercent.toFixed(0)} %  peak RSS ${m.peakRssMb.toFixed(0)} MB  failures ${load.failures}${load.failureSample ? ` (${load.failureSample})` : ''}  load ${m.loadAfter}`,
     );
   } finally {
     await Promise.all(children.map(stopChild));
@@ -957,6 +960,8 @@ interface Summary {
   mainThreadCpuPercent: number;
   /** Its event loop's utilisation (first child), median over the rounds. */
   eventLoopUtilization: number;
+  /** How much of the time its main thread waited for a core (first child), median over the rounds, in %. */
+  mainThreadWaitPercent: number;
   /** CPU time per answered request (cpuUsPerRequest), median over the rounds, µs. */
   cpuUs: number;
   /** Median of the per-round ratios of the best limit reference's CPU time per request to this target's (limit scenarios). */
@@ -992,7 +997,7 @@ function summarise(measurements: Measurement[]): Summary[] {
     const done = ms.filter((m) => m.rps !== undefined);
     const first = ms[0]!;
     if (done.length === 0) {
-      out.push({ group, target, kind: first.kind, rounds: [], rps: NaN, p50: NaN, p99: NaN, loopDelayP99: NaN, cpuPercent: NaN, mainThreadCpuPercent: NaN, eventLoopUtilization: NaN, cpuUs: NaN, generatorCpuPercent: NaN, peakRssMb: NaN, failures: 0, skipped: first.skipped ?? 'no result' });
+      out.push({ group, target, kind: first.kind, rounds: [], rps: NaN, p50: NaN, p99: NaN, loopDelayP99: NaN, cpuPercent: NaN, mainThreadCpuPercent: NaN, eventLoopUtilization: NaN, mainThreadWaitPercent: NaN, cpuUs: NaN, generatorCpuPercent: NaN, peakRssMb: NaN, failures: 0, skipped: first.skipped ?? 'no result' });
       continue;
     }
     const s: Summary = {
@@ -1007,6 +1012,7 @@ function summarise(measurements: Measurement[]): Summary[] {
       cpuPercent: median(done.map((m) => m.probes.reduce((n, p) => n + (p?.cpuPercent ?? NaN), 0))),
       mainThreadCpuPercent: median(done.map((m) => m.probes[0]?.mainThreadCpuPercent ?? NaN)),
       eventLoopUtilization: median(done.map((m) => m.probes[0]?.eventLoopUtilization ?? NaN)),
+      mainThreadWaitPercent: median(done.map((m) => m.probes[0]?.mainThreadWaitPercent ?? NaN)),
       cpuUs: median(done.map(cpuUsPerRequest)),
       generatorCpuPercent: median(done.map((m) => m.generatorCpuPercent ?? NaN)),
       peakRssMb: Math.max(...done.map((m) => m.peakRssMb!)),
@@ -1072,7 +1078,7 @@ function buildReport(input: {
         : '.') +
       (input.self.rebuilds > 1 ? ` (The bundle was rebuilt ${input.self.rebuilds} times: sources changed during the run.)` : ''),
     '',
-    '| scenario | target | req/s per round | req/s (median) | p50 ms | p99 ms | × limit | loop delay p99 ms | CPU % (main thread; loop busy) | CPU µs/request | CPU × limit | peak RSS MB | failures | generator CPU % |',
+    '| scenario | target | req/s per round | req/s (median) | p50 ms | p99 ms | × limit | loop delay p99 ms | CPU % (main thread; loop busy; waited %) | CPU µs/request | CPU × limit | peak RSS MB | failures | generator CPU % |',
     '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const s of summaries) {
@@ -1083,13 +1089,13 @@ function buildReport(input: {
     const ratio = s.ratio === undefined ? '' : `${ratioText(s.ratio, s.ratios ?? [])}${s.ratioTo?.includes('median') ? '¹' : ''}`;
     const cpuRatio = s.cpuRatio === undefined ? '' : ratioText(s.cpuRatio, s.cpuRatios ?? []);
     md.push(
-      `| ${s.group} | ${s.target} | ${s.rounds.map((r) => f(r)).join(' / ')} | ${f(s.rps)} | ${f(s.p50, 2)} | ${f(s.p99, 2)} | ${ratio} | ${f(s.loopDelayP99, 1)} | ${f(s.cpuPercent)} (${f(s.mainThreadCpuPercent)}; ${f(s.eventLoopUtilization, 2)}) | ${f(s.cpuUs, 1)} | ${cpuRatio} | ${f(s.peakRssMb)} | ${s.failures} | ${f(s.generatorCpuPercent)} |`,
+      `| ${s.group} | ${s.target} | ${s.rounds.map((r) => f(r)).join(' / ')} | ${f(s.rps)} | ${f(s.p50, 2)} | ${f(s.p99, 2)} | ${ratio} | ${f(s.loopDelayP99, 1)} | ${f(s.cpuPercent)} (${f(s.mainThreadCpuPercent)}; ${f(s.eventLoopUtilization, 2)}; ${f(s.mainThreadWaitPercent, 1)}) | ${f(s.cpuUs, 1)} | ${cpuRatio} | ${f(s.peakRssMb)} | ${s.failures} | ${f(s.generatorCpuPercent)} |`,
     );
   }
   md.push(
     '',
     '× limit: the median of the per-round ratios to the fastest limit reference of the same round. ¹ against the median of the list-first limit reference (page 1): the nearest signed read the reference does. ' +
-      'CPU µs/request: the target\'s CPU time over the measured seconds (every thread of its processes) per answer; CPU × limit: the median of the per-round ratios of the lowest limit reference\'s to it' +
+      'CPU µs/request: the target\'s CPU time over the measured seconds (every thread of its processes) per answer; waited %: how much of the measured seconds the main thread of the first process was ready to run and waited for a core (Linux schedstat; the cores are shared with the load generator and PostgreSQL), which delays every timer and request of its event loop; CPU × limit: the median of the per-round ratios of the lowest limit reference\'s to it' +
       (fixedRate === undefined ? ' (closed loop: every target near a full core, so this follows × limit).' : `. Every closed-loop scenario ran at a fixed ${fixedRate} requests/s (--fixed-rate): req/s shows whether a target kept up, CPU × limit compares them.`),
   );
   if (input.openLoop) {
@@ -1102,12 +1108,12 @@ function buildReport(input: {
       '',
       'Server p99: the same requests timed inside the server, from their headers parsed to their answers handed to the kernel (the loop probe): what the generator and the loopback add is outside it.',
       '',
-      '| filters | req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | send lag p99 / max ms | server p99 / max ms | loop delay p99 / max ms | sockets opened (most open) | CPU % | failures |',
+      '| filters | req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | send lag p99 / max ms | server p99 / max ms | loop delay p99 / max ms | sockets opened (most open) | CPU % (waited %) | failures |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map(
         (r) =>
           `| ${r.name} | ${f(r.rate)} | ${f(r.p50, 2)} | ${f(r.p90, 2)} | ${f(r.p99, 2)} | ${f(r.p999, 2)} | ${f(r.max, 1)} | ${f(r.sendLagP99, 2)} / ${f(r.sendLagMax, 1)} | ` +
-          `${f(r.probe?.serverMs?.p99 ?? NaN, 2)} / ${f(r.probe?.serverMs?.max ?? NaN, 1)} | ${f(r.probe?.loopDelayMs.p99 ?? NaN, 1)} / ${f(r.probe?.loopDelayMs.max ?? NaN, 1)} | ${r.connects} (${r.mostSockets}) | ${f(r.probe?.cpuPercent ?? NaN)} | ${r.failures} |`,
+          `${f(r.probe?.serverMs?.p99 ?? NaN, 2)} / ${f(r.probe?.serverMs?.max ?? NaN, 1)} | ${f(r.probe?.loopDelayMs.p99 ?? NaN, 1)} / ${f(r.probe?.loopDelayMs.max ?? NaN, 1)} | ${r.connects} (${r.mostSockets}) | ${f(r.probe?.cpuPercent ?? NaN)} (${f(r.probe?.mainThreadWaitPercent ?? NaN, 1)}) | ${r.failures} |`,
       ),
     );
   }

@@ -4,8 +4,9 @@
  * set, it samples the process's event-loop delay (perf_hooks
  * monitorEventLoopDelay, 1 ms resolution) and, on each SIGUSR2, appends one
  * JSON line to <file> with the delay percentiles, CPU time (the process's
- * and its main thread's), event-loop utilisation and RSS since the
- * previous SIGUSR2, then starts over. With MERCHANT_CONSOLE_BENCH_SERVER_TIME=1
+ * and its main thread's), event-loop utilisation, how long the main thread
+ * waited for a core (Linux) and RSS since the previous SIGUSR2, then starts
+ * over. With MERCHANT_CONSOLE_BENCH_SERVER_TIME=1
  * too (the open loop's server only: it costs each request a few µs) it also
  * times every HTTP request the process serves, from its headers parsed to its
  * answer handed to the kernel (node:http's diagnostics channels), so that a
@@ -31,6 +32,18 @@ if (file) {
   const threadCpu = typeof process.threadCpuUsage === 'function' ? () => process.threadCpuUsage() : () => undefined;
   let mainCpu = threadCpu();
   let elu = performance.eventLoopUtilization();
+  // The main thread's time runnable but waiting for a core, in ns (Linux: the second field of its schedstat; the main
+  // thread's id is the process's). A late timer is either a long turn of the loop or this: the two cores are shared
+  // with the load generator (and PostgreSQL's backends), and a thread that waits for one delays every timer.
+  const schedstat = `/proc/self/task/${process.pid}/schedstat`;
+  const runQueueWaitNs = () => {
+    try {
+      return Number(fs.readFileSync(schedstat, 'utf8').split(' ')[1]);
+    } catch {
+      return undefined;
+    }
+  };
+  let waited = runQueueWaitNs();
   let since = process.hrtime.bigint();
   const ms = (ns) => ns / 1e6;
   // Server time per request in µs: node:http publishes a request's start (headers parsed, before the body is
@@ -61,6 +74,7 @@ if (file) {
     const used = process.cpuUsage(cpu);
     const mainNow = threadCpu();
     const loopBusy = performance.eventLoopUtilization(elu);
+    const waitedNow = runQueueWaitNs();
     const seconds = Number(now - since) / 1e9;
     // The histogram records the time between two ticks of a 1 ms timer; the delay is what exceeds the 1 ms.
     const delay = (v) => Math.max(0, ms(v) - RESOLUTION_MS);
@@ -82,6 +96,8 @@ if (file) {
       // The main thread's CPU, and the share of the time its event loop was not waiting for events (1: never idle).
       mainThreadCpuPercent: mainNow && mainCpu ? ((mainNow.user - mainCpu.user + mainNow.system - mainCpu.system) / 1e6 / seconds) * 100 : null,
       eventLoopUtilization: loopBusy.utilization,
+      // The share of the period the main thread was ready to run and waited for a core (null: no schedstat).
+      mainThreadWaitPercent: waitedNow !== undefined && waited !== undefined && Number.isFinite(waitedNow - waited) ? ((waitedNow - waited) / 1e9 / seconds) * 100 : null,
       rssMb: process.memoryUsage.rss() / 2 ** 20,
       // Requests answered in the period, and how long each spent in this process (null: none).
       serverMs: serverMs(),
@@ -92,6 +108,7 @@ if (file) {
     cpu = process.cpuUsage();
     mainCpu = threadCpu();
     elu = performance.eventLoopUtilization();
+    waited = waitedNow;
     since = now;
   });
 }

@@ -6,13 +6,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 const PROBE = path.resolve(__dirname, '../../../bench/lib/loop-probe.mjs');
 
-// A server that answers /slow after 40 ms and anything else at once, preloaded with the probe as the bench does.
+// A server that answers /slow after 40 ms, /spin after 300 ms of work on its event loop and anything else at once,
+// preloaded with the probe as the bench does.
 const SERVER = `
 const http = require('node:http');
 const server = http.createServer((req, res) => {
   const answer = () => res.end('ok');
   if (req.url === '/slow') setTimeout(answer, 40);
-  else answer();
+  else if (req.url === '/spin') {
+    const until = performance.now() + 300;
+    while (performance.now() < until);
+    answer();
+  } else answer();
 });
 server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));
 `;
@@ -25,21 +30,26 @@ interface ServerMs {
 }
 
 let child: ChildProcess | undefined;
+let hog: ChildProcess | undefined;
 let dir: string | undefined;
 
 afterEach(() => {
   child?.kill();
   child = undefined;
+  hog?.kill();
+  hog = undefined;
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
   dir = undefined;
 });
 
 /** The server in a temp dir, preloaded with the probe, its first period already ended (start-up left out). */
-async function startProbed(serverTime: boolean): Promise<{ port: number; metricsFile: string }> {
+async function startProbed(serverTime: boolean, onCpu?: number): Promise<{ port: number; metricsFile: string }> {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loop-probe-'));
   const metricsFile = path.join(dir, 'metrics.jsonl');
   const env = { ...process.env, MERCHANT_CONSOLE_BENCH_METRICS: metricsFile, MERCHANT_CONSOLE_BENCH_SERVER_TIME: serverTime ? '1' : '0' };
-  child = spawn(process.execPath, ['--import', PROBE, '-e', SERVER], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const command = [process.execPath, '--import', PROBE, '-e', SERVER];
+  const [file, ...args] = onCpu === undefined ? command : ['taskset', '-c', String(onCpu), ...command];
+  child = spawn(file!, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const started = child;
   const port = await new Promise<number>((resolve, reject) => {
     started.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
@@ -54,12 +64,18 @@ async function get(port: number, urlPath: string): Promise<string> {
 }
 
 /** SIGUSR2, then the line the probe appends for the period that ended. */
-async function probeLine(metricsFile: string): Promise<{ serverMs: ServerMs | null; cpuPercent: number }> {
+interface ProbeLine {
+  serverMs: ServerMs | null;
+  cpuPercent: number;
+  mainThreadWaitPercent: number | null;
+}
+
+async function probeLine(metricsFile: string): Promise<ProbeLine> {
   const before = fs.existsSync(metricsFile) ? fs.readFileSync(metricsFile, 'utf8').split('\n').filter(Boolean).length : 0;
   child!.kill('SIGUSR2');
   for (let i = 0; i < 250; i++) {
     const lines = fs.existsSync(metricsFile) ? fs.readFileSync(metricsFile, 'utf8').split('\n').filter(Boolean) : [];
-    if (lines.length > before) return JSON.parse(lines[lines.length - 1]!) as { serverMs: ServerMs | null; cpuPercent: number };
+    if (lines.length > before) return JSON.parse(lines[lines.length - 1]!) as ProbeLine;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error('the probe wrote no line');
@@ -88,5 +104,28 @@ describe('the bench loop probe', () => {
     const line = await probeLine(metricsFile);
     expect(line.serverMs).toBeNull();
     expect(line.cpuPercent).toBeGreaterThanOrEqual(0);
+  });
+
+  it.runIf(process.platform === 'linux')('says how long the main thread waited for a core: work that shares its core with another process waits', async () => {
+    // The server and a busy process on the same core (taskset, util-linux): 300 ms of the server's work take about
+    // 600 ms, half of it waiting.
+    const { port, metricsFile } = await startProbed(false, 0);
+    hog = spawn('taskset', ['-c', '0', process.execPath, '-e', 'for (;;);'], { stdio: 'ignore' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await probeLine(metricsFile);
+    expect(await get(port, '/spin')).toBe('ok');
+    const shared = await probeLine(metricsFile);
+    expect(shared.mainThreadWaitPercent).not.toBeNull();
+    expect(shared.mainThreadWaitPercent!).toBeGreaterThan(15);
+    expect(shared.mainThreadWaitPercent!).toBeLessThanOrEqual(100);
+
+    // The core to itself: the same work waits far less.
+    hog.kill();
+    await new Promise((resolve) => hog!.once('exit', resolve));
+    hog = undefined;
+    await probeLine(metricsFile);
+    expect(await get(port, '/spin')).toBe('ok');
+    const alone = await probeLine(metricsFile);
+    expect(alone.mainThreadWaitPercent!).toBeLessThan(shared.mainThreadWaitPercent!);
   });
 });
