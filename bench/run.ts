@@ -102,6 +102,14 @@ const openLoopDuration = Number(opts['open-loop-duration']);
 /** The unmeasured run before each open-loop measurement (its statements prepared, its pages warm). */
 const openLoopLeadIn = Math.min(1, openLoopDuration);
 const openLoopWriters = Number(opts['open-loop-writers']);
+// The load generators (autocannon, the open loop) run in this process. Started with --single-threaded-gc (npm run
+// bench, scripts/bench-node.sh) its garbage collection stays on its own thread: on Node's four V8 worker threads it
+// ran over both cores and took the measured server's core 5–24 ms at a time (docs/benchmarks.md, "The load
+// generator's garbage collector").
+const singleThreadedGc = process.execArgv.includes('--single-threaded-gc');
+const generatorGc = singleThreadedGc
+  ? 'single-threaded garbage collection (--single-threaded-gc)'
+  : "V8's parallel garbage collection threads (started without --single-threaded-gc: they take the servers' cores)";
 const fixedRate = opts['fixed-rate'] === undefined ? undefined : Number(opts['fixed-rate']);
 if (fixedRate !== undefined && !(fixedRate > 0)) throw new Error('--fixed-rate must be a positive number of requests per second');
 const basePath = opts['base-path']!;
@@ -343,6 +351,8 @@ interface ProbeLine {
   rssMb: number;
   /** Requests answered in the period and their time in the server, headers parsed to answer written (null: none). */
   serverMs?: { count: number; p50: number; p90: number; p99: number; p999: number; max: number } | null;
+  /** The open loop's server: its event loop's holds of 5 ms or more, and the main thread's run time, wait for a core and garbage collection in them (ms). */
+  holds?: { count: number; ms: number; max: number; ranMs: number; waitedMs: number; gcMs: number } | null;
 }
 
 /** Asks a child's loop probe for its figures since the last ask (and starts a new period). */
@@ -665,13 +675,20 @@ async function openLoopSection(startTarget: () => Promise<Child>, manifest: Seed
       log(
         `open loop ${combo.name.padEnd(38)} ${r.rate.toFixed(0)} req/s  p50 ${r.p50.toFixed(2)}  p99 ${r.p99.toFixed(2)}  p99.9 ${r.p999.toFixed(2)}  max ${r.max.toFixed(1)} ms  ` +
           `server p99 ${p?.serverMs?.p99.toFixed(2) ?? '?'} max ${p?.serverMs?.max.toFixed(1) ?? '?'} ms  loop p99 ${p?.loopDelayMs.p99.toFixed(1) ?? '?'} max ${p?.loopDelayMs.max.toFixed(1) ?? '?'} ms  ` +
-          `sockets opened ${r.connects} (most ${r.mostSockets})  cpu ${p?.cpuPercent.toFixed(0) ?? '?'} %  failures ${r.failures}${r.failureSample ? ` (${r.failureSample})` : ''}`,
+          `held ≥ 5 ms ${heldCell(p?.holds) || '?'}  sockets opened ${r.connects} (most ${r.mostSockets})  cpu ${p?.cpuPercent.toFixed(0) ?? '?'} %  failures ${r.failures}${r.failureSample ? ` (${r.failureSample})` : ''}`,
       );
     }
   } finally {
     await stopChild(child);
   }
   return { floor, rows };
+}
+
+/** The open loop's "loop held ≥ 5 ms" cell: times, ms in all (of it waited for a core, garbage collection). */
+function heldCell(holds: ProbeLine['holds']): string {
+  if (!holds) return '';
+  const ms = (n: number) => Math.round(n).toLocaleString('en-US');
+  return `${holds.count}, ${ms(holds.ms)} (${ms(holds.waitedMs)}, ${ms(holds.gcMs)})`;
 }
 
 interface OpenLoopWritesRow {
@@ -737,7 +754,7 @@ function median(values: number[]): number {
 
 async function main(): Promise<void> {
   const startedAt = new Date();
-  log(`load average before: ${loadAverage()}`);
+  log(`load average before: ${loadAverage()}; load generators: ${generatorGc}`);
   const self = checkoutAt(root, async () => {
     await buildCliBundle();
   });
@@ -1070,7 +1087,8 @@ function buildReport(input: {
     '',
     `${os.cpus().length} CPUs, Node ${process.version}; ${[input.self, ...input.others].map((c) => c.label).join(' and ')}; ${connections} connections, ` +
       `${duration} s per measurement (${warmup} s warm-up), ${rounds} round(s) alternating every target; ` +
-      `${input.manifest.orders.toLocaleString('en-US')} orders, ${input.manifest.merchants} merchants, ${input.manifest.days} days. Load average at the end: ${loadAverage()}.`,
+      `${input.manifest.orders.toLocaleString('en-US')} orders, ${input.manifest.merchants} merchants, ${input.manifest.days} days. Load average at the end: ${loadAverage()}. ` +
+      `Load generators: in this process, ${generatorGc}.`,
     '',
     `serve listening after start: ${f(listenMedian)} ms median of ${listenMs.length} (bundle), ${f(input.tsxListenMs)} ms (tsx); idle RSS ${f(input.rss.idleMb)} MB (${IDLE_RSS_AFTER_MS / 1000} s after start, no request, nothing due; ${f(input.rss.at2sMb)} MB at 2 s, peak ${f(input.rss.peakMb)} MB)` +
       (input.settled
@@ -1108,12 +1126,14 @@ function buildReport(input: {
       '',
       'Server p99: the same requests timed inside the server, from their headers parsed to their answers handed to the kernel (the loop probe): what the generator and the loopback add is outside it.',
       '',
-      '| filters | req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | send lag p99 / max ms | server p99 / max ms | loop delay p99 / max ms | sockets opened (most open) | CPU % (waited %) | failures |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      'Loop held ≥ 5 ms: how often the server\'s event loop did not turn for 5 ms or more, for how long in all, and how much of that its main thread spent waiting for a core and in garbage collection.',
+      '',
+      '| filters | req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | send lag p99 / max ms | server p99 / max ms | loop delay p99 / max ms | loop held ≥ 5 ms: times, ms (waited, GC) | sockets opened (most open) | CPU % (waited %) | failures |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map(
         (r) =>
           `| ${r.name} | ${f(r.rate)} | ${f(r.p50, 2)} | ${f(r.p90, 2)} | ${f(r.p99, 2)} | ${f(r.p999, 2)} | ${f(r.max, 1)} | ${f(r.sendLagP99, 2)} / ${f(r.sendLagMax, 1)} | ` +
-          `${f(r.probe?.serverMs?.p99 ?? NaN, 2)} / ${f(r.probe?.serverMs?.max ?? NaN, 1)} | ${f(r.probe?.loopDelayMs.p99 ?? NaN, 1)} / ${f(r.probe?.loopDelayMs.max ?? NaN, 1)} | ${r.connects} (${r.mostSockets}) | ${f(r.probe?.cpuPercent ?? NaN)} (${f(r.probe?.mainThreadWaitPercent ?? NaN, 1)}) | ${r.failures} |`,
+          `${f(r.probe?.serverMs?.p99 ?? NaN, 2)} / ${f(r.probe?.serverMs?.max ?? NaN, 1)} | ${f(r.probe?.loopDelayMs.p99 ?? NaN, 1)} / ${f(r.probe?.loopDelayMs.max ?? NaN, 1)} | ${heldCell(r.probe?.holds)} | ${r.connects} (${r.mostSockets}) | ${f(r.probe?.cpuPercent ?? NaN)} (${f(r.probe?.mainThreadWaitPercent ?? NaN, 1)}) | ${r.failures} |`,
       ),
     );
   }
@@ -1158,7 +1178,7 @@ function buildReport(input: {
     json: {
       started: input.startedAt.toISOString(),
       engine,
-      machine: { cpus: os.cpus().length, node: process.version, loadAverageAtEnd: loadAverage() },
+      machine: { cpus: os.cpus().length, node: process.version, loadAverageAtEnd: loadAverage(), generatorSingleThreadedGc: singleThreadedGc },
       code: { self: input.self.label, others: input.others.map((c) => c.label), bundleRebuilds: input.self.rebuilds },
       settings: { rounds, duration, warmup, connections, orders: input.manifest.orders, merchants: input.manifest.merchants, days: input.manifest.days, seed: input.manifest.seed, openLoopRate, openLoopDuration, openLoopWriters, referenceCommit: opts['reference-commit'], pgPool: opts['pg-pool'] },
       startup: { listenMsBundle: listenMs, listenMsBundleMedian: listenMedian, listenMsTsx: input.tsxListenMs, idleRssMb: input.rss.idleMb, rssAt2sMb: input.rss.at2sMb, startupPeakRssMb: input.rss.peakMb },

@@ -15,4 +15,6 @@ cd "$(dirname "$0")/.."
 . scripts/node-runtime.sh "${1:-}"
 shift || true
 # PATH first: whatever the bench spawns as plain `node` is this Node too.
-PATH="$cache/node/bin:$PATH" "$node_bin" --import tsx bench/run.ts "$@"
+# --single-threaded-gc: the load generators run in this process, and its garbage collection stays on its own thread
+# (V8's parallel GC threads took the measured server's core; docs/benchmarks.md, "The load generator's garbage collector").
+PATH="$cache/node/bin:$PATH" "$node_bin" --single-threaded-gc --import tsx bench/run.ts "$@"

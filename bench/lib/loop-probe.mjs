@@ -10,7 +10,9 @@
  * too (the open loop's server only: it costs each request a few µs) it also
  * times every HTTP request the process serves, from its headers parsed to its
  * answer handed to the kernel (node:http's diagnostics channels), so that a
- * latency of the load generator's own can be told from the server's. The
+ * latency of the load generator's own can be told from the server's, and
+ * records every hold of the event loop of 5 ms or more with what it was made
+ * of (the main thread running, waiting for a core, garbage collection). The
  * bench sends SIGUSR2 right before
  * and right after each measured period. Being a preload, it measures any
  * checkout (`--serve-from`) and the references the same way, with no hook in
@@ -20,7 +22,7 @@
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import fs from 'node:fs';
-import { createHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { createHistogram, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 
 const file = process.env.MERCHANT_CONSOLE_BENCH_METRICS;
 if (file) {
@@ -57,6 +59,60 @@ if (file) {
       const start = startedAt.get(request);
       if (start !== undefined) serverTime.record(Math.max(1, Number((process.hrtime.bigint() - start) / 1000n)));
     });
+  }
+  // The open loop's server only: the loop's holds of 5 ms or more (the gaps of a 1 ms interval), and what they
+  // were made of: the main thread running (its schedstat's run time), waiting for a core (its run-queue delay),
+  // and garbage collection (perf_hooks' gc entries overlapping the gap). A latency tail of the open loop is either
+  // the server's own work or a core taken by another thread (the load generator's garbage collector took one:
+  // docs/benchmarks.md, "The load generator's garbage collector").
+  const holds = { count: 0, ms: 0, max: 0, ranMs: 0, waitedMs: 0, gcMs: 0 };
+  if (timesRequests) {
+    // One pread of the open file per tick (not an open and close): the interval runs a thousand times a second.
+    let schedFd;
+    try {
+      schedFd = fs.openSync(schedstat, 'r');
+    } catch {
+      schedFd = undefined;
+    }
+    const buffer = Buffer.alloc(128);
+    const readSched = () => {
+      if (schedFd === undefined) return [NaN, NaN];
+      const text = buffer.toString('latin1', 0, fs.readSync(schedFd, buffer, 0, buffer.length, 0));
+      const [ran, waited] = text.split(' ');
+      return [Number(ran), Number(waited)];
+    };
+    // A gc entry may arrive before or after the tick that sees the hold: each pair is counted by whichever comes second.
+    let gcPauses = [];
+    let recentHolds = [];
+    const overlap = ([from, to], [a, b]) => Math.max(0, Math.min(to, b) - Math.max(from, a));
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        const pause = [entry.startTime, entry.startTime + entry.duration];
+        gcPauses.push(pause);
+        for (const hold of recentHolds) holds.gcMs += overlap(hold, pause);
+      }
+    }).observe({ entryTypes: ['gc'] });
+    let last = performance.now();
+    let lastSched = readSched();
+    setInterval(() => {
+      const now = performance.now();
+      const sched = readSched();
+      const held = now - last - 1;
+      if (held >= 5) {
+        holds.count++;
+        holds.ms += held;
+        holds.max = Math.max(holds.max, held);
+        holds.ranMs += (sched[0] - lastSched[0]) / 1e6;
+        holds.waitedMs += (sched[1] - lastSched[1]) / 1e6;
+        const hold = [last, now];
+        for (const pause of gcPauses) holds.gcMs += overlap(hold, pause);
+        recentHolds.push(hold);
+      }
+      gcPauses = gcPauses.filter(([, to]) => to > now - 1000);
+      recentHolds = recentHolds.filter(([, to]) => to > now - 1000);
+      last = now;
+      lastSched = sched;
+    }, 1).unref();
   }
   const serverMs = () =>
     serverTime.count === 0
@@ -101,7 +157,10 @@ if (file) {
       rssMb: process.memoryUsage.rss() / 2 ** 20,
       // Requests answered in the period, and how long each spent in this process (null: none).
       serverMs: serverMs(),
+      // The loop's holds of 5 ms or more in the period (null: not the open loop's server).
+      holds: timesRequests ? { ...holds } : null,
     };
+    Object.assign(holds, { count: 0, ms: 0, max: 0, ranMs: 0, waitedMs: 0, gcMs: 0 });
     fs.appendFileSync(file, JSON.stringify(line) + '\n');
     histogram.reset();
     serverTime.reset();

@@ -64,8 +64,18 @@ async function get(port: number, urlPath: string): Promise<string> {
 }
 
 /** SIGUSR2, then the line the probe appends for the period that ended. */
+interface Holds {
+  count: number;
+  ms: number;
+  max: number;
+  ranMs: number;
+  waitedMs: number;
+  gcMs: number;
+}
+
 interface ProbeLine {
   serverMs: ServerMs | null;
+  holds: Holds | null;
   cpuPercent: number;
   mainThreadWaitPercent: number | null;
 }
@@ -103,7 +113,26 @@ describe('the bench loop probe', () => {
     for (let i = 0; i < 3; i++) expect(await get(port, '/fast')).toBe('ok');
     const line = await probeLine(metricsFile);
     expect(line.serverMs).toBeNull();
+    expect(line.holds).toBeNull();
     expect(line.cpuPercent).toBeGreaterThanOrEqual(0);
+  });
+
+  it("records the open loop's server's holds of the event loop, 5 ms or more, with its main thread's run time in them", async () => {
+    const { port, metricsFile } = await startProbed(true);
+    expect(await get(port, '/spin')).toBe('ok');
+    const spun = await probeLine(metricsFile);
+    expect(spun.holds).not.toBeNull();
+    // The 300 ms of work on the loop: one hold at least that long, the main thread running through it.
+    expect(spun.holds!.count).toBeGreaterThanOrEqual(1);
+    expect(spun.holds!.max).toBeGreaterThanOrEqual(290);
+    expect(spun.holds!.ms).toBeGreaterThanOrEqual(spun.holds!.max);
+    expect(spun.holds!.ranMs).toBeGreaterThan(200);
+    expect(spun.holds!.ranMs).toBeLessThanOrEqual(spun.holds!.ms + 5);
+    expect(spun.holds!.gcMs).toBeGreaterThanOrEqual(0);
+
+    // Counted again from zero in the next period: a few requests hold it far less.
+    for (let i = 0; i < 3; i++) expect(await get(port, '/fast')).toBe('ok');
+    expect((await probeLine(metricsFile)).holds!.ms).toBeLessThan(spun.holds!.max);
   });
 
   // Linux only (schedstat), and taskset (util-linux) to put two processes on one core.
@@ -111,7 +140,7 @@ describe('the bench loop probe', () => {
   it.runIf(canShareACore)('says how long the main thread waited for a core: work that shares its core with another process waits', async () => {
     // The server and a busy process on the same core (taskset, util-linux): 300 ms of the server's work take about
     // 600 ms, half of it waiting.
-    const { port, metricsFile } = await startProbed(false, 0);
+    const { port, metricsFile } = await startProbed(true, 0);
     hog = spawn('taskset', ['-c', '0', process.execPath, '-e', 'for (;;);'], { stdio: 'ignore' });
     await new Promise((resolve) => setTimeout(resolve, 200));
     await probeLine(metricsFile);
@@ -120,6 +149,9 @@ describe('the bench loop probe', () => {
     expect(shared.mainThreadWaitPercent).not.toBeNull();
     expect(shared.mainThreadWaitPercent!).toBeGreaterThan(15);
     expect(shared.mainThreadWaitPercent!).toBeLessThanOrEqual(100);
+    // The work held the loop, and a good part of that hold was the wait for the core.
+    expect(shared.holds!.max).toBeGreaterThanOrEqual(290);
+    expect(shared.holds!.waitedMs).toBeGreaterThan(100);
 
     // The core to itself: the same work waits far less.
     hog.kill();
