@@ -104,7 +104,7 @@ const openLoopLeadIn = Math.min(1, openLoopDuration);
 const openLoopWriters = Number(opts['open-loop-writers']);
 // The load generators (autocannon, the open loop) run in this process. Started with --single-threaded-gc (npm run
 // bench, scripts/bench-node.sh) its garbage collection stays on its own thread: on Node's four V8 worker threads it
-// ran over both cores and took the measured server's core 5–24 ms at a time (docs/benchmarks.md, "The load
+// ran over both cores, 4–5 ms at a time, and took the measured server's core (docs/benchmarks.md, "The load
 // generator's garbage collector").
 const singleThreadedGc = process.execArgv.includes('--single-threaded-gc');
 const generatorGc = singleThreadedGc

@@ -63,7 +63,7 @@ async function get(port: number, urlPath: string): Promise<string> {
   return (await fetch(`http://127.0.0.1:${port}${urlPath}`)).text();
 }
 
-/** SIGUSR2, then the line the probe appends for the period that ended. */
+/** The open loop's server's holds of its event loop of 5 ms or more in a period. */
 interface Holds {
   count: number;
   ms: number;
@@ -73,6 +73,7 @@ interface Holds {
   gcMs: number;
 }
 
+/** SIGUSR2, then the line the probe appends for the period that ended. */
 interface ProbeLine {
   serverMs: ServerMs | null;
   holds: Holds | null;
