@@ -37,15 +37,26 @@ if (file) {
   // The main thread's time runnable but waiting for a core, in ns (Linux: the second field of its schedstat; the main
   // thread's id is the process's). A late timer is either a long turn of the loop or this: the two cores are shared
   // with the load generator (and PostgreSQL's backends), and a thread that waits for one delays every timer.
-  const schedstat = `/proc/self/task/${process.pid}/schedstat`;
-  const runQueueWaitNs = () => {
+  // Its first field is the thread's run time. Opened once and read with a pread: the open loop's hold counter below
+  // reads it a thousand times a second.
+  let schedstatFd;
+  try {
+    schedstatFd = fs.openSync(`/proc/self/task/${process.pid}/schedstat`, 'r');
+  } catch {
+    schedstatFd = undefined;
+  }
+  const schedstatBuffer = Buffer.alloc(128);
+  /** [run time, run-queue wait] of the main thread in ns, or NaNs without schedstat. */
+  const schedstatNs = () => {
+    if (schedstatFd === undefined) return [NaN, NaN];
     try {
-      return Number(fs.readFileSync(schedstat, 'utf8').split(' ')[1]);
+      const [ran, waited] = schedstatBuffer.toString('latin1', 0, fs.readSync(schedstatFd, schedstatBuffer, 0, schedstatBuffer.length, 0)).split(' ');
+      return [Number(ran), Number(waited)];
     } catch {
-      return undefined;
+      return [NaN, NaN];
     }
   };
-  let waited = runQueueWaitNs();
+  let waited = schedstatNs()[1];
   let since = process.hrtime.bigint();
   const ms = (ns) => ns / 1e6;
   // Server time per request in µs: node:http publishes a request's start (headers parsed, before the body is
@@ -67,20 +78,6 @@ if (file) {
   // docs/benchmarks.md, "The load generator's garbage collector").
   const holds = { count: 0, ms: 0, max: 0, ranMs: 0, waitedMs: 0, gcMs: 0 };
   if (timesRequests) {
-    // One pread of the open file per tick (not an open and close): the interval runs a thousand times a second.
-    let schedFd;
-    try {
-      schedFd = fs.openSync(schedstat, 'r');
-    } catch {
-      schedFd = undefined;
-    }
-    const buffer = Buffer.alloc(128);
-    const readSched = () => {
-      if (schedFd === undefined) return [NaN, NaN];
-      const text = buffer.toString('latin1', 0, fs.readSync(schedFd, buffer, 0, buffer.length, 0));
-      const [ran, waited] = text.split(' ');
-      return [Number(ran), Number(waited)];
-    };
     // A gc entry may arrive before or after the tick that sees the hold: each pair is counted by whichever comes second.
     let gcPauses = [];
     let recentHolds = [];
@@ -93,10 +90,10 @@ if (file) {
       }
     }).observe({ entryTypes: ['gc'] });
     let last = performance.now();
-    let lastSched = readSched();
+    let lastSched = schedstatNs();
     setInterval(() => {
       const now = performance.now();
-      const sched = readSched();
+      const sched = schedstatNs();
       const held = now - last - 1;
       if (held >= 5) {
         holds.count++;
@@ -130,7 +127,7 @@ if (file) {
     const used = process.cpuUsage(cpu);
     const mainNow = threadCpu();
     const loopBusy = performance.eventLoopUtilization(elu);
-    const waitedNow = runQueueWaitNs();
+    const waitedNow = schedstatNs()[1];
     const seconds = Number(now - since) / 1e9;
     // The histogram records the time between two ticks of a 1 ms timer; the delay is what exceeds the 1 ms.
     const delay = (v) => Math.max(0, ms(v) - RESOLUTION_MS);
@@ -153,7 +150,7 @@ if (file) {
       mainThreadCpuPercent: mainNow && mainCpu ? ((mainNow.user - mainCpu.user + mainNow.system - mainCpu.system) / 1e6 / seconds) * 100 : null,
       eventLoopUtilization: loopBusy.utilization,
       // The share of the period the main thread was ready to run and waited for a core (null: no schedstat).
-      mainThreadWaitPercent: waitedNow !== undefined && waited !== undefined && Number.isFinite(waitedNow - waited) ? ((waitedNow - waited) / 1e9 / seconds) * 100 : null,
+      mainThreadWaitPercent: Number.isFinite(waitedNow - waited) ? ((waitedNow - waited) / 1e9 / seconds) * 100 : null,
       rssMb: process.memoryUsage.rss() / 2 ** 20,
       // Requests answered in the period, and how long each spent in this process (null: none).
       serverMs: serverMs(),
