@@ -76,7 +76,8 @@ if (file) {
   // and garbage collection (perf_hooks' gc entries overlapping the gap). A latency tail of the open loop is either
   // the server's own work or a core taken by another thread (the load generator's garbage collector took one:
   // docs/benchmarks.md, "The load generator's garbage collector").
-  const holds = { count: 0, ms: 0, max: 0, ranMs: 0, waitedMs: 0, gcMs: 0 };
+  const noHolds = () => ({ count: 0, ms: 0, max: 0, ranMs: 0, waitedMs: 0, gcMs: 0 });
+  const holds = noHolds();
   if (timesRequests) {
     // A gc entry may arrive before or after the tick that sees the hold: each pair is counted by whichever comes second.
     let gcPauses = [];
@@ -105,8 +106,9 @@ if (file) {
         for (const pause of gcPauses) holds.gcMs += overlap(hold, pause);
         recentHolds.push(hold);
       }
-      gcPauses = gcPauses.filter(([, to]) => to > now - 1000);
-      recentHolds = recentHolds.filter(([, to]) => to > now - 1000);
+      // Forget what no later entry or tick can overlap (mostly empty: no array made a thousand times a second).
+      if (gcPauses.length > 0) gcPauses = gcPauses.filter(([, to]) => to > now - 1000);
+      if (recentHolds.length > 0) recentHolds = recentHolds.filter(([, to]) => to > now - 1000);
       last = now;
       lastSched = sched;
     }, 1).unref();
@@ -157,7 +159,7 @@ if (file) {
       // The loop's holds of 5 ms or more in the period (null: not the open loop's server).
       holds: timesRequests ? { ...holds } : null,
     };
-    Object.assign(holds, { count: 0, ms: 0, max: 0, ranMs: 0, waitedMs: 0, gcMs: 0 });
+    Object.assign(holds, noHolds());
     fs.appendFileSync(file, JSON.stringify(line) + '\n');
     histogram.reset();
     serverTime.reset();

@@ -129,7 +129,8 @@ describe('the bench loop probe', () => {
     expect(spun.holds!.ms).toBeGreaterThanOrEqual(spun.holds!.max);
     expect(spun.holds!.ranMs).toBeGreaterThan(200);
     expect(spun.holds!.ranMs).toBeLessThanOrEqual(spun.holds!.ms + 5);
-    expect(spun.holds!.gcMs).toBeGreaterThanOrEqual(0);
+    // Garbage collection is counted only where it overlapped a hold.
+    expect(spun.holds!.gcMs).toBeLessThanOrEqual(spun.holds!.ms);
 
     // Counted again from zero in the next period: a few requests hold it far less.
     for (let i = 0; i < 3; i++) expect(await get(port, '/fast')).toBe('ok');
