@@ -57,7 +57,7 @@ export interface ServiceOptions {
   callbacks?: CallbackDispatcherOptions;
   /** Names this process in claims on background work (default host/pid/random). */
   instanceId?: string;
-  /** PostgreSQL pool size. */
+  /** PostgreSQL pool size (serve --pool-size); default the store's DEFAULT_POOL_SIZE. */
   poolSize?: number;
   /** How long a claim on background work holds before another instance may take it over (docs/deployment.md). */
   claimSeconds?: number;

@@ -125,6 +125,24 @@ export const MASTER_KEY_FILE_ENV = 'MERCHANT_CONSOLE_MASTER_KEY_FILE';
 /** How long an instance's claim on background work holds (seconds; docs/deployment.md). */
 export const CLAIM_SECONDS_ENV = 'MERCHANT_CONSOLE_CLAIM_SECONDS';
 export const MASTER_KEY_ENV = 'MERCHANT_CONSOLE_MASTER_KEY';
+/** Connections in an instance's PostgreSQL pool (serve; docs/deployment.md). */
+export const POOL_SIZE_ENV = 'MERCHANT_CONSOLE_POOL_SIZE';
+export const MAX_POOL_SIZE = 100;
+
+/**
+ * --pool-size, else $MERCHANT_CONSOLE_POOL_SIZE: connections in the PostgreSQL pool (1–100); undefined: the
+ * store's default. Refused on SQLite, which has no pool: a team setting that does nothing would mislead.
+ */
+export function poolSizeOf(flag: string | undefined, env: NodeJS.ProcessEnv, databaseUrl: string | undefined): number | undefined {
+  const text = flag ?? (env[POOL_SIZE_ENV] || undefined);
+  if (text === undefined) return undefined;
+  const from = flag !== undefined ? '--pool-size' : `$${POOL_SIZE_ENV}`;
+  if (!/^[1-9][0-9]{0,2}$/.test(text) || Number(text) > MAX_POOL_SIZE) {
+    throw new UsageError(`${from}: must be a whole number of connections from 1 to ${MAX_POOL_SIZE}, not ${JSON.stringify(text.slice(0, 32))}`);
+  }
+  if (databaseUrl === undefined) throw new UsageError(`${from}: only with PostgreSQL (--database-url); the SQLite store has no connection pool`);
+  return Number(text);
+}
 
 /** --master-key-file, else $MERCHANT_CONSOLE_MASTER_KEY_FILE, else $MERCHANT_CONSOLE_MASTER_KEY (inline); undefined: the data dir's. */
 export function masterKeyStoreOf(flag: string | undefined, env: NodeJS.ProcessEnv): MasterKeyStore | undefined {

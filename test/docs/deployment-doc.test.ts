@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { BODY_LIMIT_BYTES } from '../../src-shared/constants';
 import { CALLBACK_CLAIM_SECONDS } from '../../src-main/background/callback-dispatcher';
 import { JOB_CLAIM_SECONDS } from '../../src-main/background/order-worker';
-import { CLAIM_SECONDS_ENV, MASTER_KEY_ENV, MASTER_KEY_FILE_ENV } from '../../src-main/cli/command';
+import { CLAIM_SECONDS_ENV, MASTER_KEY_ENV, MASTER_KEY_FILE_ENV, MAX_POOL_SIZE, POOL_SIZE_ENV } from '../../src-main/cli/command';
 import { COMMANDS } from '../../src-main/cli/main';
 import { MasterKeyMismatchError } from '../../src-main/crypto/key-check';
 import { KEYCHAIN_ENV } from '../../src-main/desktop/safe-storage-key-store';
@@ -61,8 +61,10 @@ describe('docs/deployment.md', () => {
 
   it('states the pool size, the claim times and the body limit the code uses', () => {
     expect(prose).toContain(`Each instance keeps a pool of ${DEFAULT_POOL_SIZE} connections`);
-    expect(prose).toContain(`connections (instances × ${DEFAULT_POOL_SIZE})`);
-    expect(prose).toContain(`Size the server for \`instances × ${DEFAULT_POOL_SIZE}\``);
+    expect(prose).toContain(`\`--pool-size N\` (or \`${POOL_SIZE_ENV}\`, 1–${MAX_POOL_SIZE}; refused without \`--database-url\`)`);
+    expect(prose).toContain('connections (instances × pool size)');
+    expect(prose).toContain('Size the server for `instances × pool size`');
+    expect(prose).toContain(`about eighteen instances of ${DEFAULT_POOL_SIZE}.`);
     expect(prose).toContain(`A claim holds for ${JOB_CLAIM_SECONDS} s (jobs) or ${CALLBACK_CLAIM_SECONDS} s (callbacks)`);
     expect(prose).toContain(`refuses bigger bodies itself (${BODY_LIMIT_BYTES / 1024} KiB)`);
     expect(prose).toContain(`client_max_body_size ${BODY_LIMIT_BYTES / 1024}k;`);
@@ -74,7 +76,7 @@ describe('docs/deployment.md', () => {
   });
 
   it('names only environment variables and commands that exist', () => {
-    const known = [DATABASE_URL_ENV, MASTER_KEY_ENV, MASTER_KEY_FILE_ENV, CLAIM_SECONDS_ENV, KEYCHAIN_ENV];
+    const known = [DATABASE_URL_ENV, MASTER_KEY_ENV, MASTER_KEY_FILE_ENV, CLAIM_SECONDS_ENV, KEYCHAIN_ENV, POOL_SIZE_ENV];
     const named = [...new Set(doc.match(/MERCHANT_CONSOLE_[A-Z_]+/g))];
     expect(named.filter((n) => !known.includes(n))).toEqual([]);
     expect(named.sort()).toEqual([...known].sort());

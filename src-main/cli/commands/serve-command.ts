@@ -9,7 +9,7 @@ import { startHost } from '../../host';
 import type { MerchantConsoleService } from '../../service';
 import { openService } from '../../service';
 import { acquireDataDirLock } from '../../store/data-dir';
-import { defineCommand, parsedOption, serviceOptionsOf, stringOption, UsageError, type CommandIo } from '../command';
+import { defineCommand, parsedOption, poolSizeOf, serviceOptionsOf, stringOption, UsageError, type CommandIo } from '../command';
 
 export const serveCommand = defineCommand({
   name: 'serve',
@@ -17,7 +17,8 @@ export const serveCommand = defineCommand({
   usage:
     'serve [--host 127.0.0.1] [--port 8787] [--base-path /addons/paychannel] [--public-url URL] [--demo]\n' +
     '      [--rate-limit-key 100/s|N/min|off] [--rate-limit-address 200/s|N/min|off] [--trust-proxy IP[/BITS],…]\n' +
-    '      [--database-url postgres://… (or $MERCHANT_CONSOLE_DATABASE_URL)] [--master-key-file FILE (or $MERCHANT_CONSOLE_MASTER_KEY)]\n' +
+    '      [--database-url postgres://… (or $MERCHANT_CONSOLE_DATABASE_URL)] [--pool-size 5 (or $MERCHANT_CONSOLE_POOL_SIZE)]\n' +
+    '      [--master-key-file FILE (or $MERCHANT_CONSOLE_MASTER_KEY)]\n' +
     '  host, port and base path default to the listener settings stored in the store (console → Settings), then to the values shown;\n' +
     '  several instances may serve one PostgreSQL database (docs/deployment.md)',
   options: {
@@ -29,6 +30,7 @@ export const serveCommand = defineCommand({
     'rate-limit-key': { type: 'string' },
     'rate-limit-address': { type: 'string' },
     'trust-proxy': { type: 'string' },
+    'pool-size': { type: 'string' },
   },
   positionals: 0,
   async run(args, io: CommandIo) {
@@ -38,12 +40,13 @@ export const serveCommand = defineCommand({
     const publicUrl = parsedOption(args, 'public-url', normalisePublicUrl);
     const trustProxy = parsedOption(args, 'trust-proxy', parseTrustProxy);
     const basePathFlag = parsedOption(args, 'base-path', normaliseBasePath);
+    const poolSize = poolSizeOf(stringOption(args, 'pool-size'), io.env, args.databaseUrl);
 
     const consoleDir = defaultConsoleDir(io.env);
     // One service per SQLite data dir (its lock); on PostgreSQL any number of instances share the database.
     const started = await startHost({
       lock: () => (args.databaseUrl ? null : acquireDataDirLock(args.dataDir)),
-      openService: () => openService(serviceOptionsOf(args, io.env)),
+      openService: () => openService({ ...serviceOptionsOf(args, io.env), ...(poolSize !== undefined ? { poolSize } : {}) }),
       listen: (service) =>
         listenAsConfigured(service, {
           port: portFlag,

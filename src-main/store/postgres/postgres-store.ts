@@ -49,8 +49,12 @@ export interface PostgresStore extends Store {
   connect(): Promise<pg.PoolClient>;
 }
 
-/** Connections per instance (docs/deployment.md sizes the server by it). */
-export const DEFAULT_POOL_SIZE = 10;
+/**
+ * Connections per instance (serve --pool-size; docs/deployment.md sizes the server by it). Five, not ten:
+ * on two cores ten kept the event loop's delay above 5 ms under createOrder with no more orders per second,
+ * as more backends and answers at once hold the loop longer (docs/benchmarks.md, "A pool of five").
+ */
+export const DEFAULT_POOL_SIZE = 5;
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;

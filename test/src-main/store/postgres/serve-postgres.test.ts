@@ -24,6 +24,8 @@ import { createRepositories } from '../../../../src-main/services/context';
 import { openStore } from '../../../../src-main/store/open-store';
 import type { Store } from '../../../../src-main/store/store';
 import pg from 'pg';
+import { createMerchantClient } from '../../../../src-shared/client/merchant-client';
+import { DEFAULT_POOL_SIZE } from '../../../../src-main/store/postgres/postgres-store';
 
 function keyFile(text = randomBytes(32).toString('base64')): string {
   const file = path.join(tempDir(), 'team.key');
@@ -158,6 +160,44 @@ describe('serve on PostgreSQL', () => {
     const again = await startServeChild(tempDir(), { args: ['--database-url', url, '--master-key-file', right] });
     await again.stop();
     expect(await keyChecks(url)).toEqual([check]);
+  }, 120_000);
+
+  it('keeps at most --pool-size (else $MERCHANT_CONSOLE_POOL_SIZE) connections, however many requests wait', async () => {
+    // Connections of this database opened by merchant-console (the counting client has another application_name).
+    const connections = (url: string) =>
+      query<{ n: number }>(url, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'merchant-console'");
+    for (const [how, size] of [
+      [{ args: ['--pool-size', '3'] }, 3],
+      [{ env: { MERCHANT_CONSOLE_POOL_SIZE: '2' } }, 2],
+    ] as const) {
+      const url = await freshPostgresDatabase();
+      const child = await startServeChild(tempDir(), {
+        args: ['--demo', '--database-url', url, '--master-key-file', keyFile(), ...('args' in how ? how.args : [])],
+        env: 'env' in how ? how.env : {},
+      });
+      const demo = child.summary.demo as { api_key: string; api_secret: string };
+      const client = createMerchantClient({ baseUrl: child.summary.listening as string, apiKey: demo.api_key, apiSecret: demo.api_secret });
+      // Forty at once: more than the default pool, so a size that was not applied would open more connections.
+      const answers = await Promise.all(Array.from({ length: 40 }, () => client.orderQueryList()));
+      expect(answers.map((a) => a.body.code)).toEqual(Array.from({ length: 40 }, () => 1));
+      expect(size).toBeLessThan(DEFAULT_POOL_SIZE);
+      // Idle connections stay open 30 s: what the burst opened is still there.
+      expect(await connections(url)).toEqual([{ n: size }]);
+      await child.stop();
+    }
+  }, 120_000);
+
+  it('refuses a pool size out of range or without PostgreSQL, with exit 2, naming where it came from', async () => {
+    const url = await freshPostgresDatabase();
+    for (const [args, env, message] of [
+      [['--database-url', url, '--pool-size', '0'], {}, '--pool-size: must be a whole number of connections from 1 to 100, not "0"'],
+      [['--database-url', url, '--pool-size', '101'], {}, '--pool-size: must be a whole number of connections from 1 to 100, not "101"'],
+      [['--database-url', url], { MERCHANT_CONSOLE_POOL_SIZE: 'ten' }, '$MERCHANT_CONSOLE_POOL_SIZE: must be a whole number of connections from 1 to 100, not "ten"'],
+      [['--pool-size', '4'], { MERCHANT_CONSOLE_DATABASE_URL: '' }, '--pool-size: only with PostgreSQL (--database-url); the SQLite store has no connection pool'],
+    ] as const) {
+      const refused = await serveRefused([...args], env);
+      expect(refused, args.join(' ')).toEqual({ code: 2, error: message });
+    }
   }, 120_000);
 
   it('instances starting at once on a fresh database agree on one check value; of several keys only one gets in', async () => {
