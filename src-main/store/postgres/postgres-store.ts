@@ -51,8 +51,9 @@ export interface PostgresStore extends Store {
 
 /**
  * Connections per instance (serve --pool-size; docs/deployment.md sizes the server by it). Five, not ten:
- * on two cores ten kept the event loop's delay above 5 ms under createOrder with no more orders per second,
- * as more backends and answers at once hold the loop longer (docs/benchmarks.md, "A pool of five").
+ * on two cores shared with PostgreSQL ten kept the event loop's delay p99 under createOrder at 5 ms or more
+ * (the main thread waited for a core more often), for no more orders or list pages per second within the
+ * measurements' spread (docs/benchmarks.md, "A pool of five").
  */
 export const DEFAULT_POOL_SIZE = 5;
 
