@@ -355,7 +355,7 @@ interface ProbeLine {
   /** Requests answered in the period and their time in the server, headers parsed to answer written (null: none). */
   serverMs?: { count: number; p50: number; p90: number; p99: number; p999: number; max: number } | null;
   /** The open loop's server: its event loop's holds of 5 ms or more, and the main thread's run time, wait for a core and garbage collection in them (ms). */
-  holds?: { count: number; ms: number; max: number; ranMs: number; waitedMs: number; gcMs: number } | null;
+  holds?: { count: number; ms: number; max: number; ranMs: number; waitedMs: number; gcMs: number; majorGcMs: number } | null;
 }
 
 /** Asks a child's loop probe for its figures since the last ask (and starts a new period). */
@@ -687,11 +687,11 @@ async function openLoopSection(startTarget: () => Promise<Child>, manifest: Seed
   return { floor, rows };
 }
 
-/** The open loop's "loop held ≥ 5 ms" cell: times, ms in all (of it waited for a core, garbage collection). */
+/** The open loop's "loop held ≥ 5 ms" cell: times, ms in all (of it waited for a core, garbage collection: of that full collections). */
 function heldCell(holds: ProbeLine['holds']): string {
   if (!holds) return '';
   const ms = (n: number) => Math.round(n).toLocaleString('en-US');
-  return `${holds.count}, ${ms(holds.ms)} (${ms(holds.waitedMs)}, ${ms(holds.gcMs)})`;
+  return `${holds.count}, ${ms(holds.ms)} (${ms(holds.waitedMs)}, ${ms(holds.gcMs)}: major ${ms(holds.majorGcMs)})`;
 }
 
 interface OpenLoopWritesRow {
@@ -1131,7 +1131,7 @@ function buildReport(input: {
       '',
       'Loop held ≥ 5 ms: how often the server\'s event loop did not turn for 5 ms or more, for how long in all, and how much of that its main thread spent waiting for a core and in garbage collection.',
       '',
-      '| filters | req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | send lag p99 / max ms | server p99 / max ms | loop delay p99 / max ms | loop held ≥ 5 ms: times, ms (waited, GC) | sockets opened (most open) | CPU % (waited %) | failures |',
+      '| filters | req/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | send lag p99 / max ms | server p99 / max ms | loop delay p99 / max ms | loop held ≥ 5 ms: times, ms (waited, GC: major) | sockets opened (most open) | CPU % (waited %) | failures |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map(
         (r) =>

@@ -12,7 +12,8 @@
  * answer handed to the kernel (node:http's diagnostics channels), so that a
  * latency of the load generator's own can be told from the server's, and
  * records every hold of the event loop of 5 ms or more with what it was made
- * of (the main thread running, waiting for a core, garbage collection). The
+ * of (the main thread running, waiting for a core, garbage collection, and
+ * of that full collections). The
  * bench sends SIGUSR2 right before
  * and right after each measured period. Being a preload, it measures any
  * checkout (`--serve-from`) and the references the same way, with no hook in
@@ -22,7 +23,7 @@
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import fs from 'node:fs';
-import { createHistogram, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
+import { constants as perfConstants, createHistogram, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 
 const file = process.env.MERCHANT_CONSOLE_BENCH_METRICS;
 if (file) {
@@ -76,18 +77,26 @@ if (file) {
   // and garbage collection (perf_hooks' gc entries overlapping the gap). A latency tail of the open loop is either
   // the server's own work or a core taken by another thread (the load generator's garbage collector took one:
   // docs/benchmarks.md, "The load generator's garbage collector").
-  const noHolds = () => ({ count: 0, ms: 0, max: 0, ranMs: 0, waitedMs: 0, gcMs: 0 });
+  // majorGcMs: the part of gcMs that was a full collection (mark-compact, or a step of its incremental marking);
+  // the rest is young-generation scavenges and weak callbacks. They call for different cures.
+  const noHolds = () => ({ count: 0, ms: 0, max: 0, ranMs: 0, waitedMs: 0, gcMs: 0, majorGcMs: 0 });
+  const MAJOR_GC = perfConstants.NODE_PERFORMANCE_GC_MAJOR | perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL;
   const holds = noHolds();
   if (timesRequests) {
     // A gc entry may arrive before or after the tick that sees the hold: each pair is counted by whichever comes second.
     let gcPauses = [];
     let recentHolds = [];
     const overlap = ([from, to], [a, b]) => Math.max(0, Math.min(to, b) - Math.max(from, a));
+    const countGc = (hold, pause) => {
+      const ms = overlap(hold, pause);
+      holds.gcMs += ms;
+      if (pause[2]) holds.majorGcMs += ms;
+    };
     new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) {
-        const pause = [entry.startTime, entry.startTime + entry.duration];
+        const pause = [entry.startTime, entry.startTime + entry.duration, ((entry.detail?.kind ?? 0) & MAJOR_GC) !== 0];
         gcPauses.push(pause);
-        for (const hold of recentHolds) holds.gcMs += overlap(hold, pause);
+        for (const hold of recentHolds) countGc(hold, pause);
       }
     }).observe({ entryTypes: ['gc'] });
     let last = performance.now();
@@ -103,7 +112,7 @@ if (file) {
         holds.ranMs += (sched[0] - lastSched[0]) / 1e6;
         holds.waitedMs += (sched[1] - lastSched[1]) / 1e6;
         const hold = [last, now];
-        for (const pause of gcPauses) holds.gcMs += overlap(hold, pause);
+        for (const pause of gcPauses) countGc(hold, pause);
         recentHolds.push(hold);
       }
       // Forget what no later entry or tick can overlap (mostly empty: no array made a thousand times a second).

@@ -6,16 +6,30 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 const PROBE = path.resolve(__dirname, '../../../bench/lib/loop-probe.mjs');
 
-// A server that answers /slow after 40 ms, /spin after 300 ms of work on its event loop and anything else at once,
+// A server that answers /slow after 40 ms, /spin after 300 ms of work on its event loop, /collect and /young after
+// 100 ms of full or of young-generation garbage collections (it runs with --expose-gc) and anything else at once,
 // preloaded with the probe as the bench does.
 const SERVER = `
 const http = require('node:http');
+// A heap worth marking, made before the probe's first period ends.
+const kept = Array.from({ length: 300000 }, (_, i) => ({ i, s: String(i) }));
 const server = http.createServer((req, res) => {
   const answer = () => res.end('ok');
   if (req.url === '/slow') setTimeout(answer, 40);
   else if (req.url === '/spin') {
     const until = performance.now() + 300;
     while (performance.now() < until);
+    answer();
+  } else if (req.url === '/collect') {
+    // Full collections for at least 100 ms on the loop.
+    const until = performance.now() + 100;
+    while (performance.now() < until) gc();
+    // The heap stays as it was: every collection marks all of it.
+    if (kept.length > 0) answer();
+  } else if (req.url === '/young') {
+    // Young-generation collections only (gc({ type: 'minor' })), for at least 100 ms on the loop.
+    const until = performance.now() + 100;
+    while (performance.now() < until) gc({ type: 'minor' });
     answer();
   } else answer();
 });
@@ -47,7 +61,7 @@ async function startProbed(serverTime: boolean, onCpu?: number): Promise<{ port:
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loop-probe-'));
   const metricsFile = path.join(dir, 'metrics.jsonl');
   const env = { ...process.env, MERCHANT_CONSOLE_BENCH_METRICS: metricsFile, MERCHANT_CONSOLE_BENCH_SERVER_TIME: serverTime ? '1' : '0' };
-  const command = [process.execPath, '--import', PROBE, '-e', SERVER];
+  const command = [process.execPath, '--expose-gc', '--import', PROBE, '-e', SERVER];
   const [file, ...args] = onCpu === undefined ? command : ['taskset', '-c', String(onCpu), ...command];
   child = spawn(file!, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const started = child;
@@ -71,6 +85,7 @@ interface Holds {
   ranMs: number;
   waitedMs: number;
   gcMs: number;
+  majorGcMs: number;
 }
 
 /** SIGUSR2, then the line the probe appends for the period that ended. */
@@ -132,9 +147,28 @@ describe('the bench loop probe', () => {
     // Garbage collection is counted only where it overlapped a hold.
     expect(spun.holds!.gcMs).toBeLessThanOrEqual(spun.holds!.ms);
 
+    // Full collections are a part of the collections counted, never more.
+    expect(spun.holds!.majorGcMs).toBeLessThanOrEqual(spun.holds!.gcMs);
+
     // Counted again from zero in the next period: a few requests hold it far less.
     for (let i = 0; i < 3; i++) expect(await get(port, '/fast')).toBe('ok');
     expect((await probeLine(metricsFile)).holds!.ms).toBeLessThan(spun.holds!.max);
+  });
+
+  it('tells full collections in a hold from young-generation ones', async () => {
+    const { port, metricsFile } = await startProbed(true);
+    expect(await get(port, '/collect')).toBe('ok');
+    const full = await probeLine(metricsFile);
+    // The 100 ms of full collections held the loop, and nearly all of the hold's collection time was theirs.
+    expect(full.holds!.max).toBeGreaterThanOrEqual(95);
+    expect(full.holds!.gcMs).toBeGreaterThan(50);
+    expect(full.holds!.majorGcMs).toBeGreaterThan(0.9 * full.holds!.gcMs);
+
+    expect(await get(port, '/young')).toBe('ok');
+    const young = await probeLine(metricsFile);
+    expect(young.holds!.max).toBeGreaterThanOrEqual(95);
+    expect(young.holds!.gcMs).toBeGreaterThan(20);
+    expect(young.holds!.majorGcMs).toBe(0);
   });
 
   // Linux only (schedstat), and taskset (util-linux) to put two processes on one core.
