@@ -91,6 +91,7 @@ interface Holds {
 /** SIGUSR2, then the line the probe appends for the period that ended. */
 interface ProbeLine {
   serverMs: ServerMs | null;
+  serverUnwaitedMs: ServerMs | null;
   holds: Holds | null;
   cpuPercent: number;
   mainThreadWaitPercent: number | null;
@@ -112,13 +113,20 @@ describe('the bench loop probe', () => {
     const { port, metricsFile } = await startProbed(true);
     for (let i = 0; i < 9; i++) expect(await get(port, '/fast')).toBe('ok');
     expect(await get(port, '/slow')).toBe('ok');
-    const { serverMs } = await probeLine(metricsFile);
+    const line = await probeLine(metricsFile);
+    const { serverMs } = line;
     expect(serverMs).not.toBeNull();
     expect(serverMs!.count).toBe(10);
     // The slow answer's 40 ms are the server's; the fast ones are not near it.
     expect(serverMs!.max).toBeGreaterThanOrEqual(39);
     expect(serverMs!.max).toBeLessThan(1_000);
     expect(serverMs!.p50).toBeLessThan(39);
+    // Its 40 ms were a timer's, not a wait for a core: less such waits (a few ms where the test's machine is busy),
+    // the slow answer keeps most of them.
+    const { serverUnwaitedMs } = line;
+    expect(serverUnwaitedMs!.count).toBe(10);
+    expect(serverUnwaitedMs!.max).toBeGreaterThanOrEqual(30);
+    expect(serverUnwaitedMs!.max).toBeLessThanOrEqual(serverMs!.max);
 
     // A period without requests: nothing timed.
     expect((await probeLine(metricsFile)).serverMs).toBeNull();
@@ -188,6 +196,12 @@ describe('the bench loop probe', () => {
     // The work held the loop, and a good part of that hold was the wait for the core.
     expect(shared.holds!.max).toBeGreaterThanOrEqual(290);
     expect(shared.holds!.waitedMs).toBeGreaterThan(100);
+
+    // The request's 300 ms in the server (its spin runs to a time, not a count), and the same less the main
+    // thread's wait for the core meanwhile: the part of them it ran.
+    expect(shared.serverMs!.max).toBeGreaterThanOrEqual(290);
+    expect(shared.serverUnwaitedMs!.max).toBeLessThan(shared.serverMs!.max - 100);
+    expect(shared.serverUnwaitedMs!.max).toBeGreaterThan(20);
 
     // The core to itself: the same work waits far less.
     hog.kill();
