@@ -63,9 +63,10 @@ if (file) {
   // Server time per request in µs: node:http publishes a request's start (headers parsed, before the body is
   // read) and its response's finish (the last byte handed to the socket).
   const serverTime = createHistogram();
-  // The same less the main thread's waits for a core meanwhile (its schedstat, read at both ends): what is left is
-  // the server's own work and its waits for the store, whatever else ran on the loop in between. A tail of the
-  // first that the second lacks is a core taken by another thread, not the server's doing.
+  // The same less the main thread's waits for a core meanwhile (its schedstat, read at both ends: two reads more per
+  // request): what is left is the server's own work and its waits for the store, whatever else ran on the loop in
+  // between. A tail of the first that the second lacks is a core taken by another thread (the load generator's, the
+  // database's, or one of the server's own workers: the schedstat does not say which).
   const serverTimeUnwaited = createHistogram();
   const timesRequests = process.env.MERCHANT_CONSOLE_BENCH_SERVER_TIME === '1';
   if (timesRequests) {
