@@ -167,10 +167,12 @@ describe('the bench loop probe', () => {
     const { port, metricsFile } = await startProbed(true);
     expect(await get(port, '/collect')).toBe('ok');
     const full = await probeLine(metricsFile);
-    // The 100 ms of full collections held the loop, and nearly all of the hold's collection time was theirs.
+    // The 100 ms of full collections held the loop, and most of the hold's collection time was counted as theirs
+    // (a loaded machine adds young collections of its own around them: once 57 ms of 171 in CI).
     expect(full.holds!.max).toBeGreaterThanOrEqual(95);
     expect(full.holds!.gcMs).toBeGreaterThan(50);
-    expect(full.holds!.majorGcMs).toBeGreaterThan(0.9 * full.holds!.gcMs);
+    expect(full.holds!.majorGcMs).toBeGreaterThan(50);
+    expect(full.holds!.majorGcMs).toBeGreaterThan(0.5 * full.holds!.gcMs);
 
     expect(await get(port, '/young')).toBe('ok');
     const young = await probeLine(metricsFile);
