@@ -340,6 +340,16 @@ async function startTsxChild(script: string, args: string[], name: string): Prom
   return { ...child, metricsFile, profileDir };
 }
 
+/** A probe's percentiles of request times in a period, ms. */
+interface RequestTimesMs {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  p999: number;
+  max: number;
+}
+
 interface ProbeLine {
   monotonicUs: number;
   seconds: number;
@@ -353,9 +363,9 @@ interface ProbeLine {
   mainThreadWaitPercent?: number | null;
   rssMb: number;
   /** Requests answered in the period and their time in the server, headers parsed to answer written (null: none). */
-  serverMs?: { count: number; p50: number; p90: number; p99: number; p999: number; max: number } | null;
+  serverMs?: RequestTimesMs | null;
   /** The same less the main thread's waits for a core during each request (the open loop's server only). */
-  serverUnwaitedMs?: { count: number; p50: number; p90: number; p99: number; p999: number; max: number } | null;
+  serverUnwaitedMs?: RequestTimesMs | null;
   /** The open loop's server: its event loop's holds of 5 ms or more, and the main thread's run time, wait for a core and garbage collection in them (ms). */
   holds?: { count: number; ms: number; max: number; ranMs: number; waitedMs: number; gcMs: number; majorGcMs: number } | null;
 }
