@@ -7,6 +7,12 @@ const DRIVERS = ['better-sqlite3', 'pg', 'pg-pool', 'pg-protocol'];
 const DRIVER_RULES = DRIVERS.map((name) => ({ name, message: DRIVER_MESSAGE }));
 // Their subpaths too (pg/lib/…, better-sqlite3/lib/…): a driver by another door.
 const DRIVER_PATTERNS = [{ group: DRIVERS.map((name) => `${name}/*`), message: DRIVER_MESSAGE }];
+// zod's superRefine makes a closure per value it checks, and under Node 24 those kept each request alive
+// past young collections (src-shared/schemas/across-members.ts).
+const NO_SUPER_REFINE = {
+  selector: "CallExpression[callee.property.name='superRefine']",
+  message: 'Use schema.check(acrossMembers(rule)) from src-shared/schemas/across-members.ts instead of superRefine.',
+};
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'out/', 'dist/', 'release/', 'test-results/', 'coverage/', 'src-main/regions/data/', '**/*.d.ts'] },
@@ -33,6 +39,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-imports': ['error', { paths: [ELECTRON_RULE, ...DRIVER_RULES], patterns: DRIVER_PATTERNS }],
+      'no-restricted-syntax': ['error', NO_SUPER_REFINE],
     },
   },
   {

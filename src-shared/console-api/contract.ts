@@ -16,6 +16,7 @@
  */
 import { z } from 'zod';
 import { CONSOLE_METHODS, type ConsoleMethod } from './methods';
+import { acrossMembers, timeRangeInOrder } from '../schemas/across-members';
 import { categoryField, positiveId, yuanThreshold } from '../schemas/fields';
 import { createBuyOrderFields, createdOrderView, createSellOrderFields } from '../schemas/merchant-api';
 import {
@@ -33,7 +34,6 @@ import {
   paymentMethodView,
 } from '../schemas/operator';
 import {
-  checkTimeRange,
   consoleChannelListView,
   consoleOrderFilters,
   consoleOrderListView,
@@ -139,7 +139,7 @@ export const consoleApiContract = {
         limit: z.int().min(1).max(LIST_MAX_LIMIT).default(LIST_DEFAULT_LIMIT),
         ...consoleOrderFilters,
       })
-      .superRefine(checkTimeRange),
+      .check(timeRangeInOrder),
     consoleOrderListView,
   ),
   /** Every field of the spec's Order / Buy / Sell resources plus channel and fee breakdown. */
@@ -177,7 +177,7 @@ export const consoleApiContract = {
         cursor: z.string().min(1).max(512).optional(),
         chunk_size: z.int().min(1).max(EXPORT_CHUNK_MAX).default(EXPORT_CHUNK_DEFAULT),
       })
-      .superRefine(checkTimeRange),
+      .check(timeRangeInOrder),
     orderExportChunkView,
   ),
   /** Today's and 30 days' counts and sums by type and status, and the daily volume series. */
@@ -228,11 +228,9 @@ export const consoleApiContract = {
     'platform',
     z
       .strictObject({ merchant_id: positiveId.optional(), channel_id: positiveId.optional() })
-      .superRefine((v, ctx) => {
-        if ((v.merchant_id === undefined) === (v.channel_id === undefined)) {
-          ctx.addIssue({ code: 'custom', path: ['merchant_id'], message: 'give exactly one of merchant_id and channel_id' });
-        }
-      }),
+      .check(
+        acrossMembers((v) => ((v.merchant_id === undefined) === (v.channel_id === undefined) ? [['merchant_id', 'give exactly one of merchant_id and channel_id']] : undefined)),
+      ),
     z.array(channelLinkView),
   ),
   /** Links (or re-links with new overrides); a null override means "the channel's". */
@@ -306,7 +304,7 @@ export const consoleApiContract = {
 
   // ------------------------------------------------------------ audit
   /** The audit trail, newest first; page (and export) with before_id. */
-  listAuditLog: entry('audit.read', 'filtered', auditPageInput.superRefine(checkTimeRange), auditPageView),
+  listAuditLog: entry('audit.read', 'filtered', auditPageInput.check(timeRangeInOrder), auditPageView),
   // `satisfies` makes a method missing from, or extra to, methods.ts a compile error.
 } satisfies Record<ConsoleMethod, ContractEntry>;
 

@@ -37,12 +37,6 @@ export const consoleOrderFilters = {
   order_no_match: z.enum(ORDER_NO_MATCHES).default('prefix'),
 };
 
-export function checkTimeRange(v: { start_time?: number | undefined; end_time?: number | undefined }, ctx: z.RefinementCtx): void {
-  if (v.start_time !== undefined && v.end_time !== undefined && v.start_time > v.end_time) {
-    ctx.addIssue({ code: 'custom', path: ['end_time'], message: 'must not be before start_time' });
-  }
-}
-
 // ---------------------------------------------------------------- order views
 
 /** A row of the orders table: the spec's Order plus what the table shows. */

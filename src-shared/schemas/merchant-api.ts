@@ -4,6 +4,7 @@
  * strictly: an unknown parameter is an error.
  */
 import { z } from 'zod';
+import { acrossMembers, timeRangeInOrder, type MemberProblem } from './across-members';
 import {
   categoryField,
   orderStatusField,
@@ -41,13 +42,7 @@ export const orderQueryListFilters = {
   end_time: unixSeconds.optional(),
 };
 
-function checkTimeRange(v: { start_time?: number | undefined; end_time?: number | undefined }, ctx: z.RefinementCtx) {
-  if (v.start_time !== undefined && v.end_time !== undefined && v.start_time > v.end_time) {
-    ctx.addIssue({ code: 'custom', path: ['end_time'], message: 'must not be before start_time' });
-  }
-}
-
-export const orderQueryListBody = z.strictObject({ ...authFields, ...orderQueryListFilters }).superRefine(checkTimeRange);
+export const orderQueryListBody = z.strictObject({ ...authFields, ...orderQueryListFilters }).check(timeRangeInOrder);
 export type OrderQueryListInput = z.output<typeof orderQueryListBody>;
 
 // Safe text only: a control character can be in no order number (and NUL not even in a PostgreSQL text parameter).
@@ -77,23 +72,25 @@ export const alphaPersonalData = z
     email: z.string().refine(isPlausibleEmail, { error: 'must be an e-mail address' }).optional(),
     address: plainText(256).optional(),
   })
-  .superRefine((v, ctx) => {
-    if (v.cert_type === '00') {
-      const problem = residentIdProblem(v.cert_no);
-      if (problem) ctx.addIssue({ code: 'custom', path: ['cert_no'], message: RESIDENT_ID_PROBLEM_TEXT[problem] });
-    } else if (!/^[A-Za-z0-9()-]{4,32}$/.test(v.cert_no)) {
-      ctx.addIssue({ code: 'custom', path: ['cert_no'], message: 'must be 4-32 letters or digits' });
-    }
-    if (v.cert_validity_type === '0') {
-      if (v.cert_end_date === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['cert_end_date'], message: 'is required when cert_validity_type is 0' });
-      } else if (v.cert_end_date < v.cert_begin_date) {
-        ctx.addIssue({ code: 'custom', path: ['cert_end_date'], message: 'must not be before cert_begin_date' });
+  .check(
+    acrossMembers((v) => {
+      let certNo: MemberProblem | undefined;
+      if (v.cert_type === '00') {
+        const problem = residentIdProblem(v.cert_no);
+        if (problem) certNo = ['cert_no', RESIDENT_ID_PROBLEM_TEXT[problem]];
+      } else if (!/^[A-Za-z0-9()-]{4,32}$/.test(v.cert_no)) {
+        certNo = ['cert_no', 'must be 4-32 letters or digits'];
       }
-    } else if (v.cert_end_date !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['cert_end_date'], message: 'must be omitted when cert_validity_type is 1 (long-term)' });
-    }
-  });
+      let endDate: MemberProblem | undefined;
+      if (v.cert_validity_type === '0') {
+        if (v.cert_end_date === undefined) endDate = ['cert_end_date', 'is required when cert_validity_type is 0'];
+        else if (v.cert_end_date < v.cert_begin_date) endDate = ['cert_end_date', 'must not be before cert_begin_date'];
+      } else if (v.cert_end_date !== undefined) {
+        endDate = ['cert_end_date', 'must be omitted when cert_validity_type is 1 (long-term)'];
+      }
+      return certNo || endDate ? [certNo, endDate].filter((p): p is MemberProblem => p !== undefined) : undefined;
+    }),
+  );
 export type AlphaPersonalData = z.output<typeof alphaPersonalData>;
 
 export const ALPHA_CARD_TYPES = ['0', '1', '2', '4'] as const;

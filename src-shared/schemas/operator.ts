@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { CHANNEL_CATEGORIES, CHANNEL_DELAY_MAX_SECONDS, CHANNEL_DRIVERS, PAY_METHODS, PAY_TIMEOUT_RANGE_SECONDS } from '../constants';
 import { isValidRate } from '../fees';
 import { SIGN_TYPES } from '../signing';
+import { acrossMembers } from './across-members';
 import { boundedText, positiveId, yuanAmount } from './fields';
 
 export const httpUrl = z
@@ -104,11 +105,9 @@ export const channelCreateInput = z
     config: channelConfig.optional(),
     enabled: z.boolean().optional(),
   })
-  .superRefine((v, ctx) => {
-    if (v.min_amount !== undefined && v.max_amount !== undefined && v.min_amount > v.max_amount) {
-      ctx.addIssue({ code: 'custom', path: ['max_amount'], message: 'must not be below min_amount' });
-    }
-  });
+  .check(
+    acrossMembers((v) => (v.min_amount !== undefined && v.max_amount !== undefined && v.min_amount > v.max_amount ? [['max_amount', 'must not be below min_amount']] : undefined)),
+  );
 export type ChannelCreateInput = z.output<typeof channelCreateInput>;
 
 export const channelUpdateInput = z.strictObject({

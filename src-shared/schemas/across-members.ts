@@ -1,0 +1,34 @@
+/**
+ * Rules across an object's members (one member checked against another),
+ * as a zod check: `schema.check(acrossMembers(rule))`.
+ *
+ * Not `.superRefine`: zod makes a closure (`ctx.addIssue`) for every value
+ * superRefine checks, and under Node 24 those closures, with the request
+ * each one reaches, outlived young collections and were promoted: about
+ * 0.6 MB a second of old generation at 1,000 orderQueryList requests a
+ * second, and a full collection every few seconds to 22 s, where without it
+ * there was none (docs/benchmarks.md, "Morning of 2026-11-30"). The check
+ * below is made once per schema and pushes its issues itself. A lint rule
+ * keeps superRefine out of the project.
+ */
+import type { z } from 'zod';
+
+/** One member's problem: the member's name and what is wrong with it, as the refusal's message says it. */
+export type MemberProblem = readonly [member: string, message: string];
+
+/** A zod check from a rule that returns the value's problems, or undefined when it has none. */
+export function acrossMembers<T>(rule: (value: T) => readonly MemberProblem[] | undefined): z.core.CheckFn<T> {
+  return (payload) => {
+    const problems = rule(payload.value);
+    if (problems === undefined) return;
+    for (const [member, message] of problems) {
+      // continue: the schema's later checks still run, as they did after superRefine's issues.
+      payload.issues.push({ code: 'custom', input: payload.value, path: [member], message, continue: true });
+    }
+  };
+}
+
+/** start_time and end_time (inclusive, Unix seconds) in order when both are given: one rule for every list that takes them. */
+export const timeRangeInOrder = acrossMembers<{ start_time?: number | undefined; end_time?: number | undefined }>((v) =>
+  v.start_time !== undefined && v.end_time !== undefined && v.start_time > v.end_time ? [['end_time', 'must not be before start_time']] : undefined,
+);
