@@ -7,8 +7,8 @@ const DRIVERS = ['better-sqlite3', 'pg', 'pg-pool', 'pg-protocol'];
 const DRIVER_RULES = DRIVERS.map((name) => ({ name, message: DRIVER_MESSAGE }));
 // Their subpaths too (pg/lib/…, better-sqlite3/lib/…): a driver by another door.
 const DRIVER_PATTERNS = [{ group: DRIVERS.map((name) => `${name}/*`), message: DRIVER_MESSAGE }];
-// zod's superRefine makes a closure per value it checks, and under Node 24 those kept each request alive
-// past young collections (src-shared/schemas/across-members.ts).
+// With zod's superRefine (a closure per value it checks), Node 24 kept each request's inputs past young
+// collections (src-shared/schemas/across-members.ts).
 const NO_SUPER_REFINE = {
   selector: "CallExpression[callee.property.name='superRefine']",
   message: 'Use schema.check(acrossMembers(rule)) from src-shared/schemas/across-members.ts instead of superRefine.',

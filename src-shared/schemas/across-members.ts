@@ -2,14 +2,14 @@
  * Rules across an object's members (one member checked against another),
  * as a zod check: `schema.check(acrossMembers(rule))`.
  *
- * Not `.superRefine`: zod makes a closure (`ctx.addIssue`) for every value
- * superRefine checks, and under Node 24 those closures, with the request
- * each one reaches, outlived young collections and were promoted: about
- * 0.6 MB a second of old generation at 1,000 orderQueryList requests a
- * second, and a full collection every few seconds to 22 s, where without it
- * there was none (docs/benchmarks.md, "Morning of 2026-11-30"). The check
- * below is made once per schema and pushes its issues itself. A lint rule
- * keeps superRefine out of the project.
+ * Not `.superRefine` (which makes a closure, `ctx.addIssue`, for every value
+ * it checks): with it, Node 24 kept each orderQueryList request's inputs past
+ * young collections and promoted them, about 0.6 MB a second of old
+ * generation at 1,000 requests a second, with full collections 3.5–44 s
+ * apart, where without it the lists promote next to nothing
+ * (docs/benchmarks.md, "Morning of 2026-11-30"; how V8 keeps them was not
+ * traced). The check below is made once per schema and pushes its issues
+ * itself. A lint rule keeps superRefine out of the project.
  */
 import type { z } from 'zod';
 

@@ -44,9 +44,9 @@ describe('acrossMembers', () => {
 /**
  * Bytes a child process promotes to the old generation while it validates
  * 200,000 orderQueryList bodies (after 50,000 unmeasured), from V8's GC trace
- * (`promoted=` of each young collection). With superRefine, zod made a
- * closure per body that, under Node 24, kept each body past young
- * collections: the old generation grew with every request
+ * (`promoted=` of each young collection). With superRefine (a closure per
+ * checked value), Node 24 kept each body past young collections (how, not
+ * traced): the old generation grew with every request
  * (docs/benchmarks.md, "Morning of 2026-11-30"). Measured with superRefine put
  * back: 69,856,016 bytes promoted under Node 24 against 7,768 for the members
  * alone (this test fails); Node 20 kept nothing either way, Node 22 was not
