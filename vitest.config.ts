@@ -72,6 +72,7 @@ export const OUT_OF_PROCESS = [
   'test/src-main/heap-policy.test.ts',
   'test/src-main/store/data-dir.test.ts',
   'test/src-main/store/storage-faults.test.ts',
+  'test/src-shared/schemas/across-members.test.ts',
 ];
 
 const NODE_SUITES = ['test/src-main/**/*.test.ts', 'test/src-shared/**/*.test.ts', 'test/scripts/**/*.test.ts', 'test/docs/**/*.test.ts', 'test/bench/**/*.test.ts'];
