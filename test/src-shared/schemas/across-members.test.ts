@@ -4,16 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { acrossMembers, timeRangeInOrder } from '../../../src-shared/schemas/across-members';
 import { orderQueryListBody } from '../../../src-shared/schemas/merchant-api';
-import { parseOrThrow } from '../../../src-shared/validation/parse';
+import { refusalMessage as message } from '../../support/schema-refusal';
 
-function message(schema: Parameters<typeof parseOrThrow>[0], input: unknown): string {
-  try {
-    parseOrThrow(schema, input);
-  } catch (err) {
-    return (err as Error).message;
-  }
-  return 'ok';
-}
 
 describe('acrossMembers', () => {
   const range = z.strictObject({ start_time: z.int().optional(), end_time: z.int().optional() }).check(timeRangeInOrder);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { JsonDecimal } from '../../../src-shared/json/lossless-json';
 import { alphaCardInfo, alphaPersonalData, createOrderFields, orderQueryListBody } from '../../../src-shared/schemas/merchant-api';
 import { parseOrThrow } from '../../../src-shared/validation/parse';
+import { refusalMessage as message } from '../../support/schema-refusal';
 
 const personal = {
   name: '张三',
@@ -16,14 +17,6 @@ const card = { card_type: '1', card_name: '张三', card_no: '621700001000123456
 const buy = { order_type: 1, cny_amount: '100.50', paychannel_id: 3, paychannel_paymethod: 'alipay' };
 const auth = { api_key: 'mk_x', timestamp: 1, nonce: 'abcdefgh', signature: 'S' };
 
-function message(schema: Parameters<typeof parseOrThrow>[0], input: unknown): string {
-  try {
-    parseOrThrow(schema, input);
-  } catch (err) {
-    return (err as Error).message;
-  }
-  return 'ok';
-}
 
 describe('createOrder fields', () => {
   it('accepts a buy with the amount as text or as a JSON number, giving fen', () => {
