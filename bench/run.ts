@@ -36,6 +36,7 @@ import { runLoad, runLoadSplit, type LoadResult, type LoadSpec } from './lib/loa
 import { measureGeneratorFloor, runOpenLoop, type OpenLoopResult } from './lib/open-loop';
 import { judgeTargets, ratioText, TARGETS, targetsMarkdown } from './lib/targets';
 import { profileMarkdown, summariseProfile } from './lib/cpu-profile';
+import { median, ratioToLimit, type RoundFigure } from './lib/limit-ratio';
 import { checkoutAt, otherCheckout, type Checkout } from './lib/checkout';
 import { preparePostgresTemplate, startPostgresCopy, type BenchPostgres } from './lib/postgres-data';
 import { bulkCopyToPostgres } from './lib/pg-bulk-copy';
@@ -761,12 +762,6 @@ async function openLoopWritesSection(targets: Target[], writeGroup: Group): Prom
 
 // ---------------------------------------------------------------- main
 
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-}
-
 async function main(): Promise<void> {
   const startedAt = new Date();
   log(`load average before: ${loadAverage()}; load generators: ${generatorGc}`);
@@ -1007,17 +1002,19 @@ interface Summary {
   ratio?: number;
   ratios?: number[];
   ratioTo?: string;
+  /** The same ratio to one limit variant, the one with the highest median over the run (bench/lib/limit-ratio.ts). */
+  bestMedian?: { variant: string; ratio: number; ratios: number[] };
   skipped?: string;
 }
 
 function summarise(measurements: Measurement[]): Summary[] {
   const out: Summary[] = [];
   const keys = [...new Set(measurements.map((m) => `${m.group}\u0000${m.target}`))];
-  // With several limit references (--reference-commit wal-sync,pipelined,full), the limit is the best of them:
-  // in a round, the fastest measured in that round; over the run, the one with the highest median.
+  // With several limit references (--reference-commit wal-sync,pipelined,full; --pg-pool 5,10), the limit is the
+  // best of them: in a round, the fastest measured in that round; over the run, the one with the highest median
+  // (bench/lib/limit-ratio.ts).
   const limitsOf = (group: string) => measurements.filter((m) => m.group === group && m.kind === 'limit' && m.rps !== undefined);
-  const roundLimit = (group: string, round: number) => Math.max(...limitsOf(group).filter((m) => m.round === round).map((m) => m.rps!));
-  const roundLimitCpu = (group: string, round: number) => Math.min(...limitsOf(group).filter((m) => m.round === round).map(cpuUsPerRequest).filter(Number.isFinite));
+  const figures = (ms: Measurement[], value: (m: Measurement) => number): RoundFigure[] => ms.map((m) => ({ target: m.target, round: m.round, value: value(m) }));
   const medianLimit = (group: string) => {
     const byTarget = new Map<string, number[]>();
     for (const m of limitsOf(group)) byTarget.set(m.target, [...(byTarget.get(m.target) ?? []), m.rps!]);
@@ -1052,17 +1049,13 @@ function summarise(measurements: Measurement[]): Summary[] {
     };
     const def = GROUPS.find((g) => g.name === group)!;
     if (first.kind !== 'limit' && def.limitPath) {
-      const ratios = done.flatMap((m) => {
-        const limit = roundLimit(group, m.round);
-        return Number.isFinite(limit) ? [m.rps! / limit] : [];
-      });
+      const limit = ratioToLimit(figures(done, (m) => m.rps!), figures(limitsOf(group), (m) => m.rps!));
       // At a fixed rate every target that keeps up answers as many: only the CPU ratio compares them.
-      if (ratios.length > 0 && fixedRate === undefined) Object.assign(s, { ratio: median(ratios), ratios, ratioTo: 'best limit reference of the same round' });
-      const cpuRatios = done.flatMap((m) => {
-        const ratio = roundLimitCpu(group, m.round) / cpuUsPerRequest(m);
-        return Number.isFinite(ratio) ? [ratio] : [];
-      });
-      if (cpuRatios.length > 0) Object.assign(s, { cpuRatio: median(cpuRatios), cpuRatios });
+      if (limit && fixedRate === undefined) {
+        Object.assign(s, { ratio: limit.ratio, ratios: limit.ratios, ratioTo: 'best limit reference of the same round', bestMedian: limit.bestMedian });
+      }
+      const cpu = ratioToLimit(figures(done, cpuUsPerRequest), figures(limitsOf(group), cpuUsPerRequest), true);
+      if (cpu) Object.assign(s, { cpuRatio: cpu.ratio, cpuRatios: cpu.ratios });
     } else if (first.kind !== 'limit' && def.ratioTo && fixedRate === undefined) {
       const limit = medianLimit(def.ratioTo);
       if (Number.isFinite(limit)) Object.assign(s, { ratio: s.rps / limit, ratioTo: `${def.ratioTo} limit (median)` });
@@ -1119,7 +1112,10 @@ function buildReport(input: {
       md.push(`| ${s.group} | ${s.target} | skipped: ${s.skipped} | | | | | | | | | | | |`);
       continue;
     }
-    const ratio = s.ratio === undefined ? '' : `${ratioText(s.ratio, s.ratios ?? [])}${s.ratioTo?.includes('median') ? '¹' : ''}`;
+    const ratio =
+      s.ratio === undefined
+        ? ''
+        : `${ratioText(s.ratio, s.ratios ?? [])}${s.ratioTo?.includes('median') ? '¹' : ''}${s.bestMedian ? ` [${ratioText(s.bestMedian.ratio, [])}]` : ''}`;
     const cpuRatio = s.cpuRatio === undefined ? '' : ratioText(s.cpuRatio, s.cpuRatios ?? []);
     md.push(
       `| ${s.group} | ${s.target} | ${s.rounds.map((r) => f(r)).join(' / ')} | ${f(s.rps)} | ${f(s.p50, 2)} | ${f(s.p99, 2)} | ${ratio} | ${f(s.loopDelayP99, 1)} | ${f(s.cpuPercent)} (${f(s.mainThreadCpuPercent)}; ${f(s.eventLoopUtilization, 2)}; ${f(s.mainThreadWaitPercent, 1)}) | ${f(s.cpuUs, 1)} | ${cpuRatio} | ${f(s.peakRssMb)} | ${s.failures} | ${f(s.generatorCpuPercent)} |`,
@@ -1127,7 +1123,7 @@ function buildReport(input: {
   }
   md.push(
     '',
-    '× limit: the median of the per-round ratios to the fastest limit reference of the same round. ¹ against the median of the list-first limit reference (page 1): the nearest signed read the reference does. ' +
+    '× limit: the median of the per-round ratios to the fastest limit reference of the same round (judged; strict, as the fastest of two or three draws is raised by the rounds\' scatter); in brackets, the median of the per-round ratios to one limit reference, the one with the highest median req/s over the run (not judged). ¹ against the median of the list-first limit reference (page 1): the nearest signed read the reference does. ' +
       'CPU µs/request: the target\'s CPU time over the measured seconds (every thread of its processes) per answer; waited %: how much of the measured seconds the main thread of the first process was ready to run and waited for a core (Linux schedstat; the cores are shared with the load generator and PostgreSQL), which delays every timer and request of its event loop; CPU × limit: the median of the per-round ratios of the lowest limit reference\'s to it' +
       (fixedRate === undefined ? ' (closed loop: every target near a full core, so this follows × limit).' : `. Every closed-loop scenario ran at a fixed ${fixedRate} requests/s (--fixed-rate): req/s shows whether a target kept up, CPU × limit compares them.`),
   );
@@ -1169,7 +1165,14 @@ function buildReport(input: {
   // loop, start-up and idle RSS always are.
   const selfName = `serve (${input.self.label})`;
   const selfSummary = (group: string) => summaries.find((s) => s.group === group && s.target === selfName && !s.skipped);
-  const ratioOf = (s: Summary | undefined) => (s?.ratio === undefined ? undefined : { ratio: s.ratio, rounds: s.ratios ?? [] });
+  const ratioOf = (s: Summary | undefined) =>
+    s?.ratio === undefined
+      ? undefined
+      : {
+          ratio: s.ratio,
+          rounds: s.ratios ?? [],
+          bestMedian: s.bestMedian && { variant: s.bestMedian.variant, ratio: s.bestMedian.ratio, rounds: s.bestMedian.ratios },
+        };
   const finite = (n: number | undefined) => (n !== undefined && Number.isFinite(n) ? n : undefined);
   const verdicts = judgeTargets({
     orders: input.manifest.orders,

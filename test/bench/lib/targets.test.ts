@@ -47,6 +47,15 @@ describe('judgeTargets (issue 14 on one run of npm run bench)', () => {
     expect(verdictOf(below, 'orderQueryList page 1').met).toBe(false);
   });
 
+  it('judges a ratio against the fastest limit reference of each round, and shows the one to the variant with the highest median beside it', () => {
+    const bestMedian = { variant: 'limit reference (wal-sync)', ratio: 0.81, rounds: [0.81, 0.78, 0.84] };
+    const verdicts = judgeTargets({ ...passing, listFirst: { ratio: 0.776, rounds: [0.78, 0.776, 0.79], bestMedian } });
+    expect(verdictOf(verdicts, 'orderQueryList page 1')).toMatchObject({
+      met: false,
+      figure: '0.776 (0.78, 0.78, 0.79) × limit (0.810 (0.81, 0.78, 0.84) × limit reference (wal-sync), the highest median; not judged)',
+    });
+  });
+
   it('judges the open loop by the generator, over every combination, and says what the server saw', () => {
     const generator = Array.from({ length: COMBINATIONS }, () => 3);
     generator[8] = 20.06;
