@@ -36,7 +36,7 @@ import { runLoad, runLoadSplit, type LoadResult, type LoadSpec } from './lib/loa
 import { measureGeneratorFloor, runOpenLoop, type OpenLoopResult } from './lib/open-loop';
 import { judgeTargets, ratioText, TARGETS, targetsMarkdown } from './lib/targets';
 import { profileMarkdown, summariseProfile } from './lib/cpu-profile';
-import { median, ratioToLimit, type RoundFigure } from './lib/limit-ratio';
+import { bestVariant, median, ratioToLimit, type RoundFigure } from './lib/limit-ratio';
 import { checkoutAt, otherCheckout, type Checkout } from './lib/checkout';
 import { preparePostgresTemplate, startPostgresCopy, type BenchPostgres } from './lib/postgres-data';
 import { bulkCopyToPostgres } from './lib/pg-bulk-copy';
@@ -1015,11 +1015,7 @@ function summarise(measurements: Measurement[]): Summary[] {
   // (bench/lib/limit-ratio.ts).
   const limitsOf = (group: string) => measurements.filter((m) => m.group === group && m.kind === 'limit' && m.rps !== undefined);
   const figures = (ms: Measurement[], value: (m: Measurement) => number): RoundFigure[] => ms.map((m) => ({ target: m.target, round: m.round, value: value(m) }));
-  const medianLimit = (group: string) => {
-    const byTarget = new Map<string, number[]>();
-    for (const m of limitsOf(group)) byTarget.set(m.target, [...(byTarget.get(m.target) ?? []), m.rps!]);
-    return Math.max(...[...byTarget.values()].map(median));
-  };
+  const medianLimit = (group: string) => bestVariant(figures(limitsOf(group), (m) => m.rps!))?.median ?? NaN;
   for (const key of keys) {
     const [group, target] = key.split('\u0000') as [string, string];
     const ms = measurements.filter((m) => m.group === group && m.target === target);

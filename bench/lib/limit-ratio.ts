@@ -38,9 +38,10 @@ export function median(values: readonly number[]): number {
 
 /**
  * The variant with the highest median (or, `lowerIsBetter`, the lowest: CPU
- * per request); ties go to the first named. Undefined when there is none.
+ * per request), and that median; ties go to the first named. Undefined when
+ * there is none.
  */
-export function limitVariant(limits: readonly RoundFigure[], lowerIsBetter = false): string | undefined {
+export function bestVariant(limits: readonly RoundFigure[], lowerIsBetter = false): { variant: string; median: number } | undefined {
   const byVariant = new Map<string, number[]>();
   for (const l of limits) if (Number.isFinite(l.value)) byVariant.set(l.target, [...(byVariant.get(l.target) ?? []), l.value]);
   let best: { variant: string; median: number } | undefined;
@@ -48,7 +49,7 @@ export function limitVariant(limits: readonly RoundFigure[], lowerIsBetter = fal
     const m = median(values);
     if (!best || (lowerIsBetter ? m < best.median : m > best.median)) best = { variant, median: m };
   }
-  return best?.variant;
+  return best;
 }
 
 /**
@@ -58,7 +59,7 @@ export function limitVariant(limits: readonly RoundFigure[], lowerIsBetter = fal
  * when no round has one.
  */
 export function ratioToLimit(self: readonly RoundFigure[], limits: readonly RoundFigure[], lowerIsBetter = false): LimitRatio | undefined {
-  const variant = limitVariant(limits, lowerIsBetter);
+  const variant = bestVariant(limits, lowerIsBetter)?.variant;
   if (variant === undefined) return undefined;
   const of = (figure: number, limit: number) => (lowerIsBetter ? limit / figure : figure / limit);
   const fastest: number[] = [];

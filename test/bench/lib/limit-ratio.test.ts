@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { limitVariant, median, ratioToLimit, type RoundFigure } from '../../../bench/lib/limit-ratio';
+import { bestVariant, median, ratioToLimit, type RoundFigure } from '../../../bench/lib/limit-ratio';
 
 /** One target's figures, round 1 first. */
 const rounds = (target: string, values: number[]): RoundFigure[] => values.map((value, i) => ({ target, round: i + 1, value }));
@@ -26,7 +26,7 @@ describe('ratioToLimit (the limit among several reference variants)', () => {
 
   it('for CPU per request takes the lowest and gives limit / figure, so that above 1 is better too', () => {
     const limits = [...rounds('wal-sync', [120, 110, 130]), ...rounds('full', [100, 140, 105])];
-    expect(limitVariant(limits, true)).toBe('full');
+    expect(bestVariant(limits, true)).toEqual({ variant: 'full', median: 105 });
     const r = ratioToLimit(rounds('serve', [125, 125, 125]), limits, true)!;
     expect(r.ratios).toEqual([100 / 125, 110 / 125, 105 / 125]);
     expect(r.ratio).toBe(105 / 125);
