@@ -16,7 +16,7 @@ import type { z } from 'zod';
 /** One member's problem: the member's name and what is wrong with it, as the refusal's message says it. */
 export type MemberProblem = readonly [member: string, message: string];
 
-/** A zod check from a rule that returns the value's problems, or undefined when it has none. */
+/** A zod check from a rule that returns the value's problems (none: undefined, which a hot rule returns to make no array, or an empty list). */
 export function acrossMembers<T>(rule: (value: T) => readonly MemberProblem[] | undefined): z.core.CheckFn<T> {
   return (payload) => {
     const problems = rule(payload.value);

@@ -74,21 +74,20 @@ export const alphaPersonalData = z
   })
   .check(
     acrossMembers((v) => {
-      let certNo: MemberProblem | undefined;
+      const problems: MemberProblem[] = [];
       if (v.cert_type === '00') {
         const problem = residentIdProblem(v.cert_no);
-        if (problem) certNo = ['cert_no', RESIDENT_ID_PROBLEM_TEXT[problem]];
+        if (problem) problems.push(['cert_no', RESIDENT_ID_PROBLEM_TEXT[problem]]);
       } else if (!/^[A-Za-z0-9()-]{4,32}$/.test(v.cert_no)) {
-        certNo = ['cert_no', 'must be 4-32 letters or digits'];
+        problems.push(['cert_no', 'must be 4-32 letters or digits']);
       }
-      let endDate: MemberProblem | undefined;
       if (v.cert_validity_type === '0') {
-        if (v.cert_end_date === undefined) endDate = ['cert_end_date', 'is required when cert_validity_type is 0'];
-        else if (v.cert_end_date < v.cert_begin_date) endDate = ['cert_end_date', 'must not be before cert_begin_date'];
+        if (v.cert_end_date === undefined) problems.push(['cert_end_date', 'is required when cert_validity_type is 0']);
+        else if (v.cert_end_date < v.cert_begin_date) problems.push(['cert_end_date', 'must not be before cert_begin_date']);
       } else if (v.cert_end_date !== undefined) {
-        endDate = ['cert_end_date', 'must be omitted when cert_validity_type is 1 (long-term)'];
+        problems.push(['cert_end_date', 'must be omitted when cert_validity_type is 1 (long-term)']);
       }
-      return certNo || endDate ? [certNo, endDate].filter((p): p is MemberProblem => p !== undefined) : undefined;
+      return problems;
     }),
   );
 export type AlphaPersonalData = z.output<typeof alphaPersonalData>;

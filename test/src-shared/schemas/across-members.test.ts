@@ -6,7 +6,6 @@ import { acrossMembers, timeRangeInOrder } from '../../../src-shared/schemas/acr
 import { orderQueryListBody } from '../../../src-shared/schemas/merchant-api';
 import { refusalMessage as message } from '../../support/schema-refusal';
 
-
 describe('acrossMembers', () => {
   const range = z.strictObject({ start_time: z.int().optional(), end_time: z.int().optional() }).check(timeRangeInOrder);
 

@@ -17,7 +17,6 @@ const card = { card_type: '1', card_name: '张三', card_no: '621700001000123456
 const buy = { order_type: 1, cny_amount: '100.50', paychannel_id: 3, paychannel_paymethod: 'alipay' };
 const auth = { api_key: 'mk_x', timestamp: 1, nonce: 'abcdefgh', signature: 'S' };
 
-
 describe('createOrder fields', () => {
   it('accepts a buy with the amount as text or as a JSON number, giving fen', () => {
     expect(parseOrThrow(createOrderFields, buy)).toMatchObject({ cny_amount: 10050 });
