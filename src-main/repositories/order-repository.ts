@@ -362,7 +362,7 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
    * index answers each type's sum from its entries alone (3–4 pages). Naming
    * the types as `order_type IN (…)` did the same, but tipped PostgreSQL
    * into planning the statement again at every run when its first runs had
-   * `start_time` alone (docs/benchmarks.md, "Afternoon on 2026-11-30"). The
+   * `start_time` alone (docs/benchmarks.md, "Midday on 2026-11-30"). The
    * counters hold no other type: they count orders.
    */
   function wholeDaysSum(f: OrderListFilter): string {
