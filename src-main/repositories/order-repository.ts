@@ -361,9 +361,9 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
    * days on 1,000,000 orders), where the (merchant_id, order_type, day, n)
    * index answers each type's sum from its entries alone (3–4 pages). Naming
    * the types as `order_type IN (…)` did the same, but tipped PostgreSQL
-   * into planning the statement again at every run when its first runs had
-   * `start_time` alone (docs/benchmarks.md, "Midday on 2026-11-30"). The
-   * counters hold no other type: they count orders.
+   * into planning the statement again at every run in three of the four
+   * orders of requests tried (docs/benchmarks.md, "Midday on 2026-11-30").
+   * The counters hold no other type: they count orders.
    */
   function wholeDaysSum(f: OrderListFilter): string {
     const sum = (where: string) => `(SELECT coalesce(sum(n), 0) FROM order_counts WHERE ${where} AND day BETWEEN @fullLo AND @fullHi)`;
