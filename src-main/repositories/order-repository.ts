@@ -291,7 +291,7 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
         totalAndTopPage: textBuiltOnce((slice) => `SELECT t.n AS list_total, o.* FROM (SELECT coalesce(sum(n), 0) AS n FROM order_totals WHERE ${eq}) AS t
           LEFT JOIN LATERAL (SELECT ${select} FROM orders WHERE ${eq} ORDER BY createtime DESC, id DESC ${slice}) AS o ON true`),
         rangedTotalAndTopPage: textBuiltOnce((slice) => `SELECT t.n AS list_total, o.* FROM (SELECT
-            ${wholeDaysSum(f)}
+            ${wholeDaysSum(f, eq)}
             + (SELECT count(*) FROM orders WHERE ${eq} AND createtime BETWEEN @cut1Lo AND @cut1Hi)
             + (SELECT count(*) FROM orders WHERE ${eq} AND createtime BETWEEN @cut2Lo AND @cut2Hi) AS n) AS t
           LEFT JOIN LATERAL (SELECT ${select} FROM orders WHERE ${eq} AND createtime BETWEEN @startTime AND @upTo
@@ -354,8 +354,9 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
   }
 
   /**
-   * rangedTotalAndTopPage's sum over whole days. Without a type or status
-   * filter it is one sum per order type: PostgreSQL's cached (generic) plan
+   * rangedTotalAndTopPage's sum over whole days (eq: the filter's equality
+   * clauses). Without a type or status filter it is one sum per order type,
+   * the same text with the type added: PostgreSQL's cached (generic) plan
    * for `merchant_id = $1 AND day BETWEEN $2 AND $3` took the primary key and
    * read the counters' rows from the table (64–69 pages for a merchant's 90
    * days on 1,000,000 orders), where the (merchant_id, order_type, day, n)
@@ -365,10 +366,10 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
    * orders of requests tried (docs/benchmarks.md, "Midday on 2026-11-30").
    * The counters hold no other type: they count orders.
    */
-  function wholeDaysSum(f: OrderListFilter): string {
+  function wholeDaysSum(f: OrderListFilter, eq: string): string {
     const sum = (where: string) => `(SELECT coalesce(sum(n), 0) FROM order_counts WHERE ${where} AND day BETWEEN @fullLo AND @fullHi)`;
-    if (f.orderType !== undefined || f.status !== undefined) return sum(equalityClauses(f).join(' AND '));
-    return ORDER_TYPES.map((t) => sum(`merchant_id = @merchantId AND order_type = ${t}`)).join(' + ');
+    if (f.orderType !== undefined || f.status !== undefined) return sum(eq);
+    return ORDER_TYPES.map((t) => sum(`${eq} AND order_type = ${t}`)).join(' + ');
   }
 
   function equalityParams(f: OrderListFilter): Record<string, unknown> {
