@@ -34,7 +34,8 @@ afterEach(async () => {
   for (const r of open.splice(0)) await r.close();
 });
 
-export async function startReceiver(answer: (request: ReceivedCallback, index: number) => ReceiverAnswer): Promise<CallbackReceiver> {
+/** `answer` may answer later (a promise): the request stays open until it settles. */
+export async function startReceiver(answer: (request: ReceivedCallback, index: number) => ReceiverAnswer | Promise<ReceiverAnswer>): Promise<CallbackReceiver> {
   const received: ReceivedCallback[] = [];
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
@@ -50,10 +51,11 @@ export async function startReceiver(answer: (request: ReceivedCallback, index: n
         fields: Object.fromEntries(new URLSearchParams(body)),
       };
       received.push(r);
-      const a = answer(r, received.length - 1);
-      if (a.hang) return;
-      res.writeHead(a.status, { 'content-type': 'text/plain; charset=utf-8', ...a.headers });
-      res.end(a.body ?? '');
+      void Promise.resolve(answer(r, received.length - 1)).then((a) => {
+        if (a.hang || res.destroyed) return;
+        res.writeHead(a.status, { 'content-type': 'text/plain; charset=utf-8', ...a.headers });
+        res.end(a.body ?? '');
+      });
     });
   });
   server.on('connection', (s) => {

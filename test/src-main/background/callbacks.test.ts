@@ -337,11 +337,26 @@ describe('callbacks with several instances on one store', () => {
 
   it('two instances sending at once: every delivery attempted once per due attempt, an order\'s deliveries in order', async () => {
     const { clock, errors, a, b } = await twoInstances({ concurrency: 4 });
-    // Each delivery's first attempt fails, its second is acknowledged.
+    // Each delivery's first attempt fails, its second is acknowledged. The first round's answers wait until eight
+    // requests are open: each instance has at most four in flight, so both are then sending, whatever the scheduling
+    // (the claims are really contended). After 5 s they are answered anyway, and the check below says so.
     const seen = new Map<string, number>();
-    const receiver = await startReceiver((r) => {
+    let held: (() => void)[] | null = [];
+    const releaseHeld = () => {
+      for (const release of held ?? []) release();
+      held = null;
+    };
+    const holdUntilBothSend = setTimeout(releaseHeld, 5_000);
+    const receiver = await startReceiver(async (r) => {
       const id = String(r.headers['x-callback-id']);
       seen.set(id, (seen.get(id) ?? 0) + 1);
+      if (held) {
+        const open = held;
+        await new Promise<void>((resolve) => {
+          open.push(resolve);
+          if (open.length === 8) releaseHeld();
+        });
+      }
       return seen.get(id) === 1 ? { status: 500, body: 'busy' } : { status: 200, body: 'success' };
     });
     const m = await merchantWithCallback(a, receiver.url);
@@ -359,6 +374,7 @@ describe('callbacks with several instances on one store', () => {
       return { attempts: ra.callbackAttempts + rb.callbackAttempts, each: [ra.callbackAttempts, rb.callbackAttempts] };
     };
     const round1 = await together();
+    clearTimeout(holdUntilBothSend);
     expect(round1.attempts).toBe(24); // the paid deliveries, once each; the completed ones wait behind them
     expect(round1.each.every((n) => n > 0)).toBe(true); // both instances sent: the claims were really contended
     clock.advance(CALLBACK_RETRY_DELAYS[0]);
