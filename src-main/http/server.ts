@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { BODY_LIMIT_BYTES, DEFAULT_BASE_PATH, DEFAULT_HOST, DEFAULT_PORT } from '../../src-shared/constants';
 import { AppError, ErrorCode } from '../../src-shared/errors';
 import { JsonSyntaxError, parseJsonLossless } from '../../src-shared/json/lossless-json';
+import { lazyRequestLogger } from './request-logger';
 import type { MerchantConsoleService } from '../service';
 import { errorEnvelope } from './envelope';
 import { installErrorHandling, toAppError } from './errors';
@@ -92,6 +93,8 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
     // Forwarded headers only from the proxies named; anyone else could forge them.
     trustProxy: options.trustProxy && options.trustProxy.length > 0 ? [...options.trustProxy] : false,
     logger: withRedactedUrls(options.logger ?? false),
+    // request.log made only when a request logs (at the default level, warn, most never do).
+    ...(options.logger ? { childLoggerFactory: lazyRequestLogger } : {}),
     // Fastify's own drain answer is not the envelope; requests that arrive while closing get 5030 below.
     return503OnClosing: false,
     // Slow-loris and hung clients must not pin connections forever.
