@@ -31,10 +31,11 @@ class LazyRequestLogger implements FastifyBaseLogger {
   constructor(
     private readonly parent: FastifyBaseLogger & LevelAware,
     private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
   ) {}
 
   private made(): FastifyBaseLogger {
-    return (this.#child ??= this.parent.child(this.bindings));
+    return (this.#child ??= this.parent.child(this.bindings, this.options));
   }
 
   private write(level: Level, args: LogArgs): void {
@@ -83,5 +84,5 @@ class LazyRequestLogger implements FastifyBaseLogger {
  */
 export function lazyRequestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
   if (options.level !== undefined || options.serializers !== undefined || !isLevelAware(logger)) return logger.child(bindings, options);
-  return new LazyRequestLogger(logger, bindings);
+  return new LazyRequestLogger(logger, bindings, options);
 }

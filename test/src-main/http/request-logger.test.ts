@@ -37,7 +37,7 @@ describe('lazyRequestLogger', () => {
     requestLog.error(new Error('boom'), 'second');
     requestLog.info('not written');
     expect(child).toHaveBeenCalledTimes(1);
-    expect(child).toHaveBeenCalledWith({ reqId: 'req-7' });
+    expect(child).toHaveBeenCalledWith({ reqId: 'req-7' }, {});
     expect(log.lines()).toMatchObject([
       { level: 40, reqId: 'req-7', code: 'X', msg: 'first' },
       { level: 50, reqId: 'req-7', msg: 'second', err: { message: 'boom' } },
