@@ -12,6 +12,7 @@
  *                    [--data-root .data/bench] [--profile DIR] [--serve-from DIR]
  *                    [--open-loop-rate 1000] [--open-loop-duration 10] [--open-loop-writers 4]
  *                    [--reference-commit wal-sync,pipelined,full] [--pg-pool 5,10] [--fixed-rate N]
+ *                    [--long-lived]
  *
  * The seeded database is built once per (orders, merchants, days, seed) as a
  * template (and, for PostgreSQL, once more as a seeded cluster) and copied
@@ -37,6 +38,7 @@ import { measureGeneratorFloor, runOpenLoop, type OpenLoopResult } from './lib/o
 import { judgeTargets, ratioText, TARGETS, targetsMarkdown } from './lib/targets';
 import { profileMarkdown, summariseProfile } from './lib/cpu-profile';
 import { bestVariant, median, ratioToLimit, type RoundFigure } from './lib/limit-ratio';
+import { windowOrder } from './lib/window-order';
 import { checkoutAt, otherCheckout, type Checkout } from './lib/checkout';
 import { preparePostgresTemplate, startPostgresCopy, type BenchPostgres } from './lib/postgres-data';
 import { bulkCopyToPostgres } from './lib/pg-bulk-copy';
@@ -87,6 +89,13 @@ const { values: opts } = parseArgs({
      * its answers) is the figure, and "CPU × limit" the ratio that compares them, free of how the two cores were shared.
      */
     'fixed-rate': { type: 'string' },
+    /**
+     * Each target of a closed-loop scenario started once, warmed up once, and measured in every round, its
+     * windows alternated with the others' (A B C, then C B A…), each on a store of its own: a finer comparison
+     * than a fresh process per round, whose start-up and warm-up scatter by more than a few µs per request
+     * (docs/benchmarks.md, "Afternoon on 2026-11-30"). Give more rounds of a shorter duration (e.g. 10 of 5 s).
+     */
+    'long-lived': { type: 'boolean', default: false },
   },
 });
 if (opts.quick) {
@@ -116,6 +125,9 @@ const generatorGc = singleThreadedGc
   : "V8's parallel garbage collection threads (started without --single-threaded-gc: they take the servers' cores)";
 const fixedRate = opts['fixed-rate'] === undefined ? undefined : Number(opts['fixed-rate']);
 if (fixedRate !== undefined && !(fixedRate > 0)) throw new Error('--fixed-rate must be a positive number of requests per second');
+const longLived = opts['long-lived'] === true;
+// A profile would span every window of the process, the other targets' included.
+if (longLived && opts.profile) throw new Error('--long-lived cannot be combined with --profile');
 const basePath = opts['base-path']!;
 const dataRoot = path.resolve(opts['data-root'] ?? path.join(root, '.data', 'bench'));
 const seedKey = `o${opts.orders}-m${opts.merchants}-d${opts.days}-s${opts.seed}`;
@@ -568,62 +580,112 @@ interface Measurement extends Partial<LoadResult> {
   profile?: string;
 }
 
+/** A started target ready for its scenario's load: how to run that load, or why the scenario skips it. */
+interface LoadedTarget {
+  group: Group;
+  target: Target;
+  children: Child[];
+  run?: (seconds: number) => Promise<LoadResult>;
+  skipped?: string;
+}
+
+async function prepareLoad(group: Group, target: Target, children: Child[]): Promise<LoadedTarget> {
+  const base = await group.request(target.manifest, children[0]!.url);
+  if ('skip' in base) {
+    log(`${group.name} / ${target.name}: skipped (${base.skip})`);
+    return { group, target, children, skipped: base.skip };
+  }
+  const spec: RequestSpec = target.kind === 'serve' ? base : { ...base, path: group.limitPath! };
+  const urls = children.map((c) => c.url);
+  const run = (seconds: number) =>
+    urls.length === 1
+      ? runLoad({ ...spec, url: urls[0]!, connections, durationSeconds: seconds, rate: fixedRate })
+      : runLoadSplit({ ...spec, connections, durationSeconds: seconds, rate: fixedRate }, urls);
+  return { group, target, children, run };
+}
+
+/** One measured window of a target under its load (warmed up before): the probes' marks at its start, and the measurement. */
+async function measureWindow(loaded: LoadedTarget, round: number): Promise<{ m: Measurement; marks: (ProbeLine | undefined)[] }> {
+  const { group, target, children, run } = loaded;
+  const m: Measurement = { group: group.name, target: target.name, kind: target.kind, round, probes: [], loadBefore: loadAverage() };
+  if (!run) {
+    m.skipped = loaded.skipped ?? 'no load';
+    return { m, marks: [] };
+  }
+  const marks = await Promise.all(children.map(probe));
+  const rss = children.map((c) => sampleRss(c.pid));
+  const generatorCpu = process.cpuUsage();
+  const generatorFrom = process.hrtime.bigint();
+  const load = await run(duration);
+  const generatorUsed = process.cpuUsage(generatorCpu);
+  m.generatorCpuPercent = ((generatorUsed.user + generatorUsed.system) / 1e3 / (Number(process.hrtime.bigint() - generatorFrom) / 1e6)) * 100;
+  m.probes = await Promise.all(children.map(probe));
+  m.peakRssMb = Math.max(...rss.map((r) => r.stop())) / 2 ** 20;
+  m.loadAfter = loadAverage();
+  Object.assign(m, load);
+  const delays = m.probes.map((p) => (p ? p.loopDelayMs.p99.toFixed(1) : '?')).join('+');
+  const cpu = m.probes.map((p) => (p ? p.cpuPercent.toFixed(0) : '?')).join('+');
+  const main = m.probes.map((p) => (p?.mainThreadCpuPercent != null ? p.mainThreadCpuPercent.toFixed(0) : '?')).join('+');
+  const busy = m.probes.map((p) => (p?.eventLoopUtilization !== undefined ? p.eventLoopUtilization.toFixed(2) : '?')).join('+');
+  const waited = m.probes.map((p) => (p?.mainThreadWaitPercent != null ? p.mainThreadWaitPercent.toFixed(1) : '?')).join('+');
+  log(
+    `${group.name.padEnd(22)} ${target.name.padEnd(34)} r${round} ${load.rps.toFixed(0).padStart(7)} req/s  p50 ${load.p50.toFixed(2)} ms  p99 ${load.p99.toFixed(2)} ms  ` +
+      `loop p99 ${delays} ms  cpu ${cpu} % (${cpuUsPerRequest(m).toFixed(1)} µs/request; main thread ${main} %, loop busy ${busy}, waited for a core ${waited} %)  generator cpu ${m.generatorCpuPercent.toFixed(0)} %  peak RSS ${m.peakRssMb.toFixed(0)} MB  failures ${load.failures}${load.failureSample ? ` (${load.failureSample})` : ''}  load ${m.loadAfter}`,
+  );
+  return { m, marks };
+}
+
+/** One round of one target in a fresh process: started, warmed up, measured, stopped (and its profile read). */
 async function measure(group: Group, target: Target, round: number): Promise<Measurement> {
   const label = `${group.name}-${target.name}-r${round}`.replace(/[^A-Za-z0-9.+-]+/g, '-');
   const children = await target.start(label);
-  const m: Measurement = { group: group.name, target: target.name, kind: target.kind, round, probes: [], loadBefore: loadAverage() };
-  let marks: (ProbeLine | undefined)[] = [];
+  let window: { m: Measurement; marks: (ProbeLine | undefined)[] };
   try {
-    const base = await group.request(target.manifest, children[0]!.url);
-    if ('skip' in base) {
-      m.skipped = base.skip;
-      log(`${group.name} / ${target.name}: skipped (${base.skip})`);
-      return m;
-    }
-    const spec: RequestSpec = target.kind === 'serve' ? base : { ...base, path: group.limitPath! };
-    const urls = children.map((c) => c.url);
-    const run = (seconds: number) =>
-      urls.length === 1
-        ? runLoad({ ...spec, url: urls[0]!, connections, durationSeconds: seconds, rate: fixedRate })
-        : runLoadSplit({ ...spec, connections, durationSeconds: seconds, rate: fixedRate }, urls);
-    if (warmup > 0) await run(warmup);
-    m.loadBefore = loadAverage();
-    marks = await Promise.all(children.map(probe));
-    const rss = children.map((c) => sampleRss(c.pid));
-    const generatorCpu = process.cpuUsage();
-    const generatorFrom = process.hrtime.bigint();
-    const load = await run(duration);
-    const generatorUsed = process.cpuUsage(generatorCpu);
-    m.generatorCpuPercent = ((generatorUsed.user + generatorUsed.system) / 1e3 / (Number(process.hrtime.bigint() - generatorFrom) / 1e6)) * 100;
-    m.probes = await Promise.all(children.map(probe));
-    m.peakRssMb = Math.max(...rss.map((r) => r.stop())) / 2 ** 20;
-    m.loadAfter = loadAverage();
-    Object.assign(m, load);
-    const delays = m.probes.map((p) => (p ? p.loopDelayMs.p99.toFixed(1) : '?')).join('+');
-    const cpu = m.probes.map((p) => (p ? p.cpuPercent.toFixed(0) : '?')).join('+');
-    const main = m.probes.map((p) => (p?.mainThreadCpuPercent != null ? p.mainThreadCpuPercent.toFixed(0) : '?')).join('+');
-    const busy = m.probes.map((p) => (p?.eventLoopUtilization !== undefined ? p.eventLoopUtilization.toFixed(2) : '?')).join('+');
-    const waited = m.probes.map((p) => (p?.mainThreadWaitPercent != null ? p.mainThreadWaitPercent.toFixed(1) : '?')).join('+');
-    log(
-      `${group.name.padEnd(22)} ${target.name.padEnd(34)} r${round} ${load.rps.toFixed(0).padStart(7)} req/s  p50 ${load.p50.toFixed(2)} ms  p99 ${load.p99.toFixed(2)} ms  ` +
-        `loop p99 ${delays} ms  cpu ${cpu} % (${cpuUsPerRequest(m).toFixed(1)} µs/request; main thread ${main} %, loop busy ${busy}, waited for a core ${waited} %)  generator cpu ${m.generatorCpuPercent.toFixed(0)} %  peak RSS ${m.peakRssMb.toFixed(0)} MB  failures ${load.failures}${load.failureSample ? ` (${load.failureSample})` : ''}  load ${m.loadAfter}`,
-    );
+    const loaded = await prepareLoad(group, target, children);
+    if (loaded.run && warmup > 0) await loaded.run(warmup);
+    window = await measureWindow(loaded, round);
   } finally {
     await Promise.all(children.map(stopChild));
   }
+  const { m, marks } = window;
   children.forEach((c, i) => {
     if (!c.profileDir) return;
     // The main thread's profile (thread 0; workers write their own), cut to the measured seconds.
     const from = marks[i]?.monotonicUs;
     const to = m.probes[i]?.monotonicUs;
-    const window = from !== undefined && to !== undefined ? { fromUs: from, toUs: to } : undefined;
+    const cut = from !== undefined && to !== undefined ? { fromUs: from, toUs: to } : undefined;
     for (const f of fs.readdirSync(c.profileDir).filter((f) => f.endsWith('.cpuprofile') && f.includes(`.${c.pid}.0.`))) {
-      const md = profileMarkdown(summariseProfile(path.join(c.profileDir, f), root, window), `${label} (pid ${c.pid}, ${window ? 'measured seconds' : 'whole run'})`);
+      const md = profileMarkdown(summariseProfile(path.join(c.profileDir, f), root, cut), `${label} (pid ${c.pid}, ${cut ? 'measured seconds' : 'whole run'})`);
       m.profile = (m.profile ? m.profile + '\n\n' : '') + md;
       log(md);
     }
   });
   return m;
+}
+
+/**
+ * --long-lived: every target of the scenario started once and warmed up once, in turn; then round after round one
+ * window of each, in alternating order (windowOrder), so that a process's start and warm-up are not part of the
+ * comparison and drift between windows shows in both directions.
+ */
+async function measureLongLived(group: Group, targets: Target[]): Promise<Measurement[]> {
+  const loaded: LoadedTarget[] = [];
+  const measurements: Measurement[] = [];
+  try {
+    for (const target of targets) {
+      const children = await target.start(`${group.name}-${target.name}`.replace(/[^A-Za-z0-9.+-]+/g, '-'));
+      // Listed before its load is prepared: stopped below whatever happens next.
+      loaded.push({ group, target, children });
+      loaded[loaded.length - 1] = await prepareLoad(group, target, children);
+    }
+    if (warmup > 0) for (const l of loaded) if (l.run) await l.run(warmup);
+    for (let round = 1; round <= rounds; round++) {
+      for (const l of windowOrder(loaded, round)) measurements.push((await measureWindow(l, round)).m);
+    }
+  } finally {
+    await Promise.all(loaded.flatMap((l) => l.children.map(stopChild)));
+  }
+  return measurements;
 }
 
 // ---------------------------------------------------------------- open loop
@@ -819,18 +881,23 @@ async function main(): Promise<void> {
     // The limit reference and the two-instance scenario write orders too: each gets a copy of the
     // seeded store of its own, so every serve measured (this checkout and the others) lists only the
     // orders it created itself, and deep pages compare like with like.
-    let limitStore: { dir: string; url: string | undefined } | undefined;
-    const limitStoreOnce = async () => {
-      if (!limitStore) {
+    // The limit references run one after the other on one store; with --long-lived, side by side, each on its own.
+    const limitStores = new Map<string, { dir: string; url: string | undefined }>();
+    const limitStoreFor = async (variant: string) => {
+      const key = longLived ? variant : '';
+      let store = limitStores.get(key);
+      if (!store) {
+        const name = key === '' ? 'run-limit' : `run-limit-${key.replace(/[^A-Za-z0-9.-]+/g, '-')}`;
         if (engine === 'postgres') {
-          const copy = await startPostgresCopy(pgTemplateDir!, path.join(dataRoot, 'pg-run-limit'));
+          const copy = await startPostgresCopy(pgTemplateDir!, path.join(dataRoot, `pg-${name}`));
           otherPgs.push(copy);
-          limitStore = { dir: '', url: copy.url };
+          store = { dir: '', url: copy.url };
         } else {
-          limitStore = { dir: freshRunDir(template.dir, 'run-limit'), url: undefined };
+          store = { dir: freshRunDir(template.dir, name), url: undefined };
         }
+        limitStores.set(key, store);
       }
-      return limitStore;
+      return store;
     };
     let x2Url: string | undefined;
     const x2UrlOnce = async () => {
@@ -891,7 +958,7 @@ async function main(): Promise<void> {
             name: `limit reference (${v.label})`,
             kind: 'limit',
             manifest,
-            start: async (label) => [await startTsxChild('limit-reference.ts', ['--credentials', credentialsFile, ...v.args(await limitStoreOnce())], label)],
+            start: async (label) => [await startTsxChild('limit-reference.ts', ['--credentials', credentialsFile, ...v.args(await limitStoreFor(v.label))], label)],
           });
         }
       }
@@ -905,6 +972,8 @@ async function main(): Promise<void> {
       }
       if (group.extras && engine === 'postgres' && wanted.has('x2')) {
         const secondDir = freshRunDir(template.dir, 'run-2', [MASTER_KEY_FILE, MANIFEST_FILE]);
+        // With --long-lived the first instance runs beside this checkout's serve: a data dir of its own.
+        const firstDir = longLived ? freshRunDir(template.dir, 'run-x2', [MASTER_KEY_FILE, MANIFEST_FILE]) : runDir;
         targets.push({
           name: `serve ×2 instances (${self.label})`,
           kind: 'serve',
@@ -912,7 +981,7 @@ async function main(): Promise<void> {
           start: async (label) => {
             const url = await x2UrlOnce();
             const options = (l: string) => ({ ...serveOptions(l), databaseUrl: url });
-            return Promise.all([startServe(self, runDir, options(`${label}-a`)), startServe(self, secondDir, options(`${label}-b`))]);
+            return Promise.all([startServe(self, firstDir, options(`${label}-a`)), startServe(self, secondDir, options(`${label}-b`))]);
           },
         });
       }
@@ -936,6 +1005,10 @@ async function main(): Promise<void> {
     // A B A B…: every target of a scenario once per round, rounds one after the other, so drift shows between rounds.
     for (const group of groups) {
       const targets = targetsFor(group);
+      if (longLived) {
+        measurements.push(...(await measureLongLived(group, targets)));
+        continue;
+      }
       for (let round = 1; round <= rounds; round++) {
         for (const target of targets) measurements.push(await measure(group, target, round));
       }
@@ -1090,7 +1163,9 @@ function buildReport(input: {
     `# Benchmark ${input.startedAt.toISOString()} — ${engine}`,
     '',
     `${os.cpus().length} CPUs, Node ${process.version}; ${[input.self, ...input.others].map((c) => c.label).join(' and ')}; ${connections} connections, ` +
-      `${duration} s per measurement (${warmup} s warm-up), ${rounds} round(s) alternating every target; ` +
+      (longLived
+        ? `${duration} s per measurement, ${rounds} round(s); each target started once (${warmup} s warm-up), its windows alternated with the others' (--long-lived); `
+        : `${duration} s per measurement (${warmup} s warm-up), ${rounds} round(s) alternating every target; `) +
       `${input.manifest.orders.toLocaleString('en-US')} orders, ${input.manifest.merchants} merchants, ${input.manifest.days} days. Load average at the end: ${loadAverage()}. ` +
       `Load generators: in this process, ${generatorGc}.`,
     '',
