@@ -581,12 +581,11 @@ interface Measurement extends Partial<LoadResult> {
 }
 
 /** A started target ready for its scenario's load: how to run that load, or why the scenario skips it. */
-interface LoadedTarget {
-  group: Group;
-  target: Target;
-  children: Child[];
-  run?: (seconds: number) => Promise<LoadResult>;
-  skipped?: string;
+type LoadedTarget = { group: Group; target: Target; children: Child[] } & ({ run: (seconds: number) => Promise<LoadResult> } | { skipped: string });
+
+/** A name fit for files and labels: anything but letters, digits, `.`, `+` and `-` made `-`. */
+function safeName(text: string): string {
+  return text.replace(/[^A-Za-z0-9.+-]+/g, '-');
 }
 
 async function prepareLoad(group: Group, target: Target, children: Child[]): Promise<LoadedTarget> {
@@ -606,12 +605,13 @@ async function prepareLoad(group: Group, target: Target, children: Child[]): Pro
 
 /** One measured window of a target under its load (warmed up before): the probes' marks at its start, and the measurement. */
 async function measureWindow(loaded: LoadedTarget, round: number): Promise<{ m: Measurement; marks: (ProbeLine | undefined)[] }> {
-  const { group, target, children, run } = loaded;
+  const { group, target, children } = loaded;
   const m: Measurement = { group: group.name, target: target.name, kind: target.kind, round, probes: [], loadBefore: loadAverage() };
-  if (!run) {
-    m.skipped = loaded.skipped ?? 'no load';
+  if ('skipped' in loaded) {
+    m.skipped = loaded.skipped;
     return { m, marks: [] };
   }
+  const { run } = loaded;
   const marks = await Promise.all(children.map(probe));
   const rss = children.map((c) => sampleRss(c.pid));
   const generatorCpu = process.cpuUsage();
@@ -637,17 +637,18 @@ async function measureWindow(loaded: LoadedTarget, round: number): Promise<{ m: 
 
 /** One round of one target in a fresh process: started, warmed up, measured, stopped (and its profile read). */
 async function measure(group: Group, target: Target, round: number): Promise<Measurement> {
-  const label = `${group.name}-${target.name}-r${round}`.replace(/[^A-Za-z0-9.+-]+/g, '-');
+  const label = safeName(`${group.name}-${target.name}-r${round}`);
   const children = await target.start(label);
   let window: { m: Measurement; marks: (ProbeLine | undefined)[] };
   try {
     const loaded = await prepareLoad(group, target, children);
-    if (loaded.run && warmup > 0) await loaded.run(warmup);
+    if ('run' in loaded && warmup > 0) await loaded.run(warmup);
     window = await measureWindow(loaded, round);
   } finally {
     await Promise.all(children.map(stopChild));
   }
   const { m, marks } = window;
+  if (m.skipped) return m;
   children.forEach((c, i) => {
     if (!c.profileDir) return;
     // The main thread's profile (thread 0; workers write their own), cut to the measured seconds.
@@ -669,21 +670,27 @@ async function measure(group: Group, target: Target, round: number): Promise<Mea
  * comparison and drift between windows shows in both directions.
  */
 async function measureLongLived(group: Group, targets: Target[]): Promise<Measurement[]> {
+  const running: Child[] = [];
   const loaded: LoadedTarget[] = [];
   const measurements: Measurement[] = [];
   try {
     for (const target of targets) {
-      const children = await target.start(`${group.name}-${target.name}`.replace(/[^A-Za-z0-9.+-]+/g, '-'));
-      // Listed before its load is prepared: stopped below whatever happens next.
-      loaded.push({ group, target, children });
-      loaded[loaded.length - 1] = await prepareLoad(group, target, children);
+      const children = await target.start(safeName(`${group.name}-${target.name}`));
+      running.push(...children);
+      const l = await prepareLoad(group, target, children);
+      // A target the scenario skips does not stay up through the others' windows.
+      if ('skipped' in l) {
+        await Promise.all(children.map(stopChild));
+        running.splice(running.length - children.length, children.length);
+      }
+      loaded.push(l);
     }
-    if (warmup > 0) for (const l of loaded) if (l.run) await l.run(warmup);
+    if (warmup > 0) for (const l of loaded) if ('run' in l) await l.run(warmup);
     for (let round = 1; round <= rounds; round++) {
       for (const l of windowOrder(loaded, round)) measurements.push((await measureWindow(l, round)).m);
     }
   } finally {
-    await Promise.all(loaded.flatMap((l) => l.children.map(stopChild)));
+    await Promise.all(running.map(stopChild));
   }
   return measurements;
 }
@@ -887,7 +894,7 @@ async function main(): Promise<void> {
       const key = longLived ? variant : '';
       let store = limitStores.get(key);
       if (!store) {
-        const name = key === '' ? 'run-limit' : `run-limit-${key.replace(/[^A-Za-z0-9.-]+/g, '-')}`;
+        const name = key === '' ? 'run-limit' : `run-limit-${safeName(key)}`;
         if (engine === 'postgres') {
           const copy = await startPostgresCopy(pgTemplateDir!, path.join(dataRoot, `pg-${name}`));
           otherPgs.push(copy);
@@ -972,8 +979,6 @@ async function main(): Promise<void> {
       }
       if (group.extras && engine === 'postgres' && wanted.has('x2')) {
         const secondDir = freshRunDir(template.dir, 'run-2', [MASTER_KEY_FILE, MANIFEST_FILE]);
-        // With --long-lived the first instance runs beside this checkout's serve: a data dir of its own.
-        const firstDir = longLived ? freshRunDir(template.dir, 'run-x2', [MASTER_KEY_FILE, MANIFEST_FILE]) : runDir;
         targets.push({
           name: `serve ×2 instances (${self.label})`,
           kind: 'serve',
@@ -981,7 +986,14 @@ async function main(): Promise<void> {
           start: async (label) => {
             const url = await x2UrlOnce();
             const options = (l: string) => ({ ...serveOptions(l), databaseUrl: url });
-            return Promise.all([startServe(self, firstDir, options(`${label}-a`)), startServe(self, secondDir, options(`${label}-b`))]);
+            const started = await Promise.allSettled([startServe(self, runDir, options(`${label}-a`)), startServe(self, secondDir, options(`${label}-b`))]);
+            const failed = started.find((r) => r.status === 'rejected');
+            if (failed) {
+              // The one that did start is not left running.
+              await Promise.all(started.flatMap((r) => (r.status === 'fulfilled' ? [stopChild(r.value)] : [])));
+              throw failed.reason;
+            }
+            return started.map((r) => (r as PromiseFulfilledResult<Child>).value);
           },
         });
       }
@@ -1002,7 +1014,8 @@ async function main(): Promise<void> {
     const only = opts.only ? new Set(opts.only.split(',')) : undefined;
     const groups = GROUPS.filter((g) => !only || only.has(g.name));
     const measurements: Measurement[] = [];
-    // A B A B…: every target of a scenario once per round, rounds one after the other, so drift shows between rounds.
+    // A B A B…: every target of a scenario once per round, rounds one after the other, so drift shows between rounds
+    // (with --long-lived, one window of each target per round, A B C then C B A: measureLongLived).
     for (const group of groups) {
       const targets = targetsFor(group);
       if (longLived) {
