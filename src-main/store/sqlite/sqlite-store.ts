@@ -422,6 +422,13 @@ const RESTART_WAIT_MS = 1000;
 const RESTART_RETRY_FIRST_MS = 100;
 const RESTART_RETRY_LAST_MS = 5000;
 
+/**
+ * How often, at most, a commit looks at the WAL's size (an fstat) to know whether it has outgrown
+ * restartWalBytes: at every batch that was about 0.4 µs of a list request (docs/benchmarks.md, "Evening on
+ * 2026-11-30"); in 10 ms the WAL grows by well under 1 MiB even under createOrder.
+ */
+const WAL_SIZE_CHECK_MS = 10;
+
 /** How long a batch waits for the write lock another connection holds (SQLite's busy_timeout before). */
 const WRITE_LOCK_TIMEOUT_MS = 5000;
 
@@ -595,6 +602,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   const restartWaitMs = options.restartWaitMs ?? RESTART_WAIT_MS;
   /** After a checkpoint for a restart on the event loop: 'next', the next commit starts the WAL over; 'check', the one after sees whether it did. */
   let restartStep: 'next' | 'check' | null = null;
+  /** When a commit may next look at the WAL's size (WAL_SIZE_CHECK_MS). */
+  let walSizeCheckNotBefore = 0;
   /** The worker's checkpoint before a restart by it, while batches go on: asked for, or answered. */
   let restartCatchUp: 'asked' | 'answered' | null = null;
   /** How many units syncAndAcknowledge answers per turn of the event loop, as its last slices found (at most maxBatch). */
@@ -744,6 +753,10 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       return false;
     }
     if (runningWorker() ? performance.now() < restartNotBefore : !pinning) return false;
+    // Whether a restart took is checked at once; whether one is due, only every WAL_SIZE_CHECK_MS.
+    const now = performance.now();
+    if (restartStep === null && now < walSizeCheckNotBefore) return false;
+    walSizeCheckNotBefore = now + WAL_SIZE_CHECK_MS;
     const outgrown = walOutgrown();
     const step = restartStep;
     restartStep = null;

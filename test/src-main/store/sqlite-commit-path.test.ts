@@ -1065,6 +1065,44 @@ describe('SQLite commit path: reads during a WAL sync (the durable snapshot)', (
     expect(restarted * 3).toBeLessThan(grown);
   });
 
+  it('looks at the WAL\'s size at most every 10 ms, not at every commit, and still starts it over once outgrown', async () => {
+    const restarts: string[] = [];
+    sqliteTestHooks.walRestart = (by) => restarts.push(by);
+    const { store, file } = await openTestStore({ restartWalBytes: 20 * 4096, restartWaitMs: 30_000 });
+    const checkpointer = store.startCheckpointer({ intervalMs: 3_600_000 });
+    const sizeChecks: number[] = [];
+    const fstatSync = fs.fstatSync;
+    const walFile = `${file}-wal`;
+    // The store's fstat is of its WAL's descriptor; count those only.
+    fs.fstatSync = ((fd: number, ...rest: unknown[]) => {
+      const stats = (fstatSync as (...a: unknown[]) => fs.Stats)(fd, ...rest);
+      if (stats.ino === fs.statSync(walFile).ino) sizeChecks.push(performance.now());
+      return stats;
+    }) as typeof fs.fstatSync;
+    try {
+      await new Promise((r) => setTimeout(r, 1100));
+      const started = performance.now();
+      let commits = 0;
+      // One durable write after the other: one batch and one commit each.
+      while (performance.now() - started < 300) {
+        await store.write((tx) => insert(tx, nextValue++));
+        commits++;
+      }
+      const elapsed = performance.now() - started;
+      expect(commits).toBeGreaterThan(30);
+      // At most one a 10 ms (plus the checks of whether a restart took, one per restart), and some were made.
+      expect(sizeChecks.length).toBeGreaterThan(0);
+      expect(sizeChecks.length).toBeLessThanOrEqual(Math.ceil(elapsed / 10) + 1 + restarts.length);
+      expect(sizeChecks.length).toBeLessThan(commits);
+      // Outgrown (20 pages) many times over in 300 ms: the worker was asked to start it over.
+      expect(restarts.filter((by) => by === 'worker').length).toBeGreaterThan(1);
+    } finally {
+      fs.fstatSync = fstatSync;
+      await checkpointer.stop();
+      await closeStore(store);
+    }
+  });
+
   it('a read whose snapshot SQLite ended fails, and the reads after it during the sync wait for the sync', async () => {
     const { store } = await openTestStore();
     try {
