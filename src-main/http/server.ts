@@ -268,8 +268,11 @@ function percentDecoded(text: string): string {
 const serializeJson = (data: unknown): string => JSON.stringify(data);
 
 const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]*)/gi;
+const NO_CHARSETS: readonly string[] = [];
 /** The charset parameters of a Content-Type, in order (exec on one shared pattern: matchAll compiled a copy of it per request). */
-function charsetsOf(contentType: string): string[] {
+function charsetsOf(contentType: string): readonly string[] {
+  // No parameters at all (the usual `application/json`): nothing to match, no pattern run.
+  if (!contentType.includes(';')) return NO_CHARSETS;
   const found: string[] = [];
   CHARSET_PARAMETER.lastIndex = 0;
   for (let m = CHARSET_PARAMETER.exec(contentType); m !== null; m = CHARSET_PARAMETER.exec(contentType)) found.push(m[1]!);
