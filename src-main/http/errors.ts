@@ -16,6 +16,8 @@ const FASTIFY_CODES: Record<string, (bodyLimit: number) => AppError> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: () => new AppError(ErrorCode.MALFORMED_JSON, 'body: is empty'),
   FST_ERR_CTP_INVALID_CONTENT_TYPE: () => new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Content-Type: must be application/json'),
   FST_ERR_BAD_URL: () => new AppError(ErrorCode.VALIDATION, 'url: is malformed'),
+  // The router's limit on one path parameter (find-my-way's maxParamLength): no pay token or channel id is that long.
+  FST_ERR_MAX_PARAM_LENGTH: () => new AppError(ErrorCode.NOT_FOUND, 'url: a path parameter is longer than 100 characters; no such endpoint'),
 };
 
 export function toAppError(err: unknown, bodyLimit: number = BODY_LIMIT_BYTES): AppError {

@@ -50,6 +50,30 @@ describe('answers', () => {
   });
 });
 
+describe('a path parameter longer than the router takes', () => {
+  it('is a 404 envelope naming the url, not a server error', async () => {
+    const service = await testService();
+    const listener = await testListener(service);
+    const long = 'A'.repeat(101);
+    for (const [method, path] of [
+      ['GET', `/pay/${long}`],
+      ['POST', `/pay/${long}/pay`],
+      ['POST', `/channel/notify/${'1'.repeat(101)}`],
+    ] as const) {
+      const res = await fetch(`${listener.url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}) });
+      expect({ path, status: res.status, body: await res.json() }).toEqual({
+        path,
+        status: 404,
+        body: { code: ErrorCode.NOT_FOUND, msg: 'url: a path parameter is longer than 100 characters; no such endpoint', data: null },
+      });
+    }
+    // At the limit the route still answers (the checkout's own page for an unknown token).
+    const atLimit = await fetch(`${listener.url}/pay/${'A'.repeat(100)}`);
+    expect(atLimit.status).toBe(404);
+    expect(atLimit.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+});
+
 describe('listener shutdown', () => {
   it('answers a request that arrives while it drains with the envelope: 503, code 5030', async () => {
     const service = await testService();
