@@ -8,6 +8,9 @@ import { BODY_LIMIT_BYTES } from '../../src-shared/constants';
 import { describeStorageProblem, storageProblemOf } from '../store/storage-errors';
 import { errorEnvelope, internalError } from './envelope';
 
+/** The longest path parameter the router takes (its maxParamLength, server.ts); a longer one is a 404. */
+export const MAX_PATH_PARAM_LENGTH = 100;
+
 /** `bodyLimit`: the limit of the route the request was for (the checkout forms take less than the listener's). */
 const FASTIFY_CODES: Record<string, (bodyLimit: number) => AppError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: (bodyLimit) => new AppError(ErrorCode.BODY_TOO_LARGE, `body: larger than ${bodyLimit} bytes`),
@@ -16,8 +19,8 @@ const FASTIFY_CODES: Record<string, (bodyLimit: number) => AppError> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: () => new AppError(ErrorCode.MALFORMED_JSON, 'body: is empty'),
   FST_ERR_CTP_INVALID_CONTENT_TYPE: () => new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Content-Type: must be application/json'),
   FST_ERR_BAD_URL: () => new AppError(ErrorCode.VALIDATION, 'url: is malformed'),
-  // The router's limit on one path parameter (find-my-way's maxParamLength): no pay token or channel id is that long.
-  FST_ERR_MAX_PARAM_LENGTH: () => new AppError(ErrorCode.NOT_FOUND, 'url: a path parameter is longer than 100 characters; no such endpoint'),
+  // The router's limit on one path parameter (maxParamLength): no pay token or channel id is that long.
+  FST_ERR_MAX_PARAM_LENGTH: () => new AppError(ErrorCode.NOT_FOUND, `url: a path parameter is longer than ${MAX_PATH_PARAM_LENGTH} characters; no such endpoint`),
 };
 
 export function toAppError(err: unknown, bodyLimit: number = BODY_LIMIT_BYTES): AppError {

@@ -9,7 +9,7 @@ import { JsonSyntaxError, parseJsonLossless } from '../../src-shared/json/lossle
 import { lazyRequestLogger } from './request-logger';
 import type { MerchantConsoleService } from '../service';
 import { errorEnvelope } from './envelope';
-import { installErrorHandling, toAppError } from './errors';
+import { installErrorHandling, MAX_PATH_PARAM_LENGTH, toAppError } from './errors';
 import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimitConfig } from './rate-limit';
 import { registerMerchantRoute } from './merchant-route';
 import { merchantRoutes } from './routes/merchant-routes';
@@ -99,7 +99,7 @@ export function buildHttpApp(service: MerchantConsoleService, options: ListenerO
     return503OnClosing: false,
     // find-my-way's compiled matcher instead of a tree walk per request: the same matching, a lookup of these
     // routes in about half the time (docs/benchmarks.md, "Evening on 2026-11-30").
-    routerOptions: { compile: true },
+    routerOptions: { compile: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
     // Slow-loris and hung clients must not pin connections forever.
     requestTimeout: 30_000,
     connectionTimeout: 30_000,

@@ -753,9 +753,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       restartStep = 'check';
       return false;
     }
-    if (runningWorker() ? performance.now() < restartNotBefore : !pinning) return false;
-    // Whether a restart took is checked at once; whether one is due, only every WAL_SIZE_CHECK_MS.
     const now = performance.now();
+    if (runningWorker() ? now < restartNotBefore : !pinning) return false;
+    // Whether a restart took is checked at once; whether one is due, only every WAL_SIZE_CHECK_MS.
     if (restartStep === null && now < walSizeCheckNotBefore) return false;
     walSizeCheckNotBefore = now + WAL_SIZE_CHECK_MS;
     const outgrown = walOutgrown();
