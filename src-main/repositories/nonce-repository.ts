@@ -1,13 +1,16 @@
 import type { WriteTx } from '../store/store';
 import type { MerchantRow } from './merchant-repository';
 
+/** Records a nonce (api_key, nonce, expires_at); no row inserted when the pair is there already (a replay). */
+export const INSERT_NONCE = 'INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING';
+
 /**
  * PostgreSQL: the merchant and the nonce in one round trip (one row, whether
  * or not the key names a merchant), with the row generation (migrations 0010
  * and 0011) the merchant was read at. The insert happens even when the
  * caller then refuses the request; its unit of work is rolled back then.
  */
-const MERCHANT_WITH_NONCE_POSTGRES = `WITH n AS (INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1)
+const MERCHANT_WITH_NONCE_POSTGRES = `WITH n AS (${INSERT_NONCE} RETURNING 1)
   SELECT (SELECT count(*) FROM n) AS nonce_fresh, g.generation AS row_generation, m.* FROM (SELECT 1) AS one
     LEFT JOIN merchants m ON m.api_key = ? LEFT JOIN row_generation g ON g.id = 1`;
 
@@ -21,7 +24,7 @@ const MERCHANT_WITH_GENERATION_SQLITE = `SELECT m.*, g.generation AS row_generat
 
 /** Records the pair; false when it was already there (a replay). */
 async function consume(tx: WriteTx, apiKey: string, nonce: string, expiresAt: number): Promise<boolean> {
-  return (await tx.run('INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [apiKey, nonce, expiresAt])) === 1;
+  return (await tx.run(INSERT_NONCE, [apiKey, nonce, expiresAt])) === 1;
 }
 
 export function createNonceRepository() {

@@ -37,6 +37,18 @@ export interface WriteTx extends ReadTx {
   savepoint<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T>;
   /** Runs fn once this unit of work has committed durably (never when it rolls back). */
   afterCommit(fn: () => void): void;
+  /**
+   * SQLite, a unit of `writeAlone` only (else undefined): what such a unit
+   * established on the writer's rows, kept for the later units of
+   * `writeAlone` in the same transaction. SQLite runs a batch of units in one
+   * transaction under its write lock, so no other connection changes a row
+   * meanwhile; the store empties the map when a transaction begins and
+   * before every unit of `write` in it, which may change anything. A fact
+   * kept here therefore holds as long as the units of `writeAlone` change
+   * nothing it is about: they only add rows of their own (a nonce, an order),
+   * and must stay so. (The row generation, orders.*WithNonceIfCurrent.)
+   */
+  readonly aloneFacts?: Map<string, unknown> | undefined;
 }
 
 /** A schema change runs multi-statement DDL too. */
@@ -125,7 +137,9 @@ export interface Store {
    * fn does next. SQLite: a unit of the next batch, like `write` (its
    * savepoint keeps its statements atomic, so the repositories' SQLite
    * branches may take several, without a savepoint of their own; or, with
-   * `writesLast`, no savepoint at all).
+   * `writesLast`, no savepoint at all), which shares `tx.aloneFacts` with the
+   * batch's other units of `writeAlone`: fn must not change a row that a
+   * fact kept there is about (WriteTx.aloneFacts).
    * `durable` as for `write`.
    */
   writeAlone<T>(fn: (tx: WriteTx) => Promise<T>, options?: WriteOptions): Promise<T>;

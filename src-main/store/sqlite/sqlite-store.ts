@@ -252,6 +252,8 @@ class SqliteWriteTx extends SqliteReadTx implements MigrationTx {
   constructor(
     prepare: Prepare,
     protected readonly db: Database,
+    /** WriteTx.aloneFacts: the batch's, for a unit of writeAlone. */
+    readonly aloneFacts?: Map<string, unknown>,
   ) {
     super(prepare);
   }
@@ -311,9 +313,10 @@ class SqliteWritesLastTx extends SqliteWriteTx {
   constructor(
     prepare: Prepare,
     db: Database,
-    private readonly reader?: { prepare: Prepare; db: Database },
+    private readonly reader: { prepare: Prepare; db: Database } | undefined,
+    aloneFacts: Map<string, unknown> | undefined,
   ) {
-    super(prepare, db);
+    super(prepare, db, aloneFacts);
   }
   override async all<R>(sql: string, params?: SqlParams): Promise<R[]> {
     return this.statement(true, sql, (prepared) => bindAll(prepared, params) as R[]);
@@ -373,6 +376,8 @@ interface Job {
   writesLast: boolean;
   /** WriteOptions.fromDurableSnapshot: during a sync, reads on the durable snapshot and answered before its commit. */
   fromDurableSnapshot: boolean;
+  /** A unit of writeAlone: it shares the batch's aloneFacts (WriteTx.aloneFacts). */
+  alone: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -387,6 +392,8 @@ interface BatchUnits {
   answered: number;
   /** A durable unit has run in this batch: the writer now holds rows that will not be durable before its sync. */
   durableRan: boolean;
+  /** WriteTx.aloneFacts of this batch's transaction: emptied before every unit that is not of writeAlone. */
+  aloneFacts: Map<string, unknown>;
 }
 
 /** A committed batch waiting for its WAL sync and then acknowledging its units; `done` never rejects. */
@@ -894,6 +901,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       }
       const job = batch[i]!;
       if (job.durable) units.durableRan = true;
+      // A unit of `write` may change anything: what units of writeAlone established before it no longer holds.
+      if (!job.alone && units.aloneFacts.size > 0) units.aloneFacts.clear();
+      const aloneFacts = job.alone ? units.aloneFacts : undefined;
       if (job.writesLast) {
         // A read's nonce waits for no sync (docs/decisions.md, "Reads during a WAL sync"). Its reads see only what is
         // durable: the writer's rows while no sync is under way and no durable unit ran in this batch before it (it is
@@ -902,7 +912,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
         const onWriter = job.fromDurableSnapshot && syncGate === null && !units.durableRan;
         const onSnapshot = job.fromDurableSnapshot && !onWriter && enterSnapshot();
         // No savepoint: until its one write the unit has written nothing, and a statement that fails leaves nothing.
-        const tx = new SqliteWritesLastTx(prepareWrite, writer, onSnapshot ? { prepare: prepareRead, db: readerDb } : undefined);
+        const tx = new SqliteWritesLastTx(prepareWrite, writer, onSnapshot ? { prepare: prepareRead, db: readerDb } : undefined, aloneFacts);
         let outcome: Outcome;
         try {
           outcome = { ok: true, value: await job.fn(tx), hooks: tx.hooks };
@@ -926,7 +936,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
         }
         continue;
       }
-      const tx = new SqliteWriteTx(prepareWrite, writer);
+      const tx = new SqliteWriteTx(prepareWrite, writer, aloneFacts);
       jobSavepoint.run();
       try {
         const value = await job.fn(tx);
@@ -955,7 +965,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
    * batch failed.
    */
   async function runBatch(batch: Job[], before: InFlight | null): Promise<InFlight> {
-    const units: BatchUnits = { jobs: batch, outcomes: [], answered: 0, durableRan: false };
+    // A new transaction: no facts from the one before (another connection may have written in between).
+    const units: BatchUnits = { jobs: batch, outcomes: [], answered: 0, durableRan: false, aloneFacts: new Map() };
     let restartWal = false;
     try {
       // The WAL starts over at this batch's commit if the worker has copied back every frame before it begins.
@@ -1107,6 +1118,38 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     return flushing;
   }
 
+  /** A unit of the next batch: store.write, and store.writeAlone (`alone`). */
+  function enqueue<T>(fn: (tx: WriteTx) => Promise<T>, writeOptions: WriteOptions, alone: boolean): Promise<T> {
+    if (failed) return Promise.reject(failed);
+    if (closed) return Promise.reject(new StoreError('unavailable', 'STORE_CLOSED', 'the store is closed'));
+    const fromDurableSnapshot = writeOptions.fromDurableSnapshot === true;
+    if (fromDurableSnapshot) {
+      if (!(writeOptions.writesLast === true && writeOptions.durable === false)) {
+        return Promise.reject(new StoreError('other', 'WRITE_OPTIONS', 'fromDurableSnapshot is for a unit that writes last and is not durable'));
+      }
+      snapshotWantedAt = performance.now();
+    }
+    return new Promise<T>((resolve, reject) => {
+      pending.push({
+        fn: fn as (tx: WriteTx) => Promise<unknown>,
+        durable: writeOptions.durable !== false,
+        writesLast: writeOptions.writesLast === true,
+        fromDurableSnapshot,
+        alone,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
+      if (arrived) {
+        arrived();
+        arrived = null;
+      } else if (!scheduled && !flushing) {
+        scheduled = true;
+        // setImmediate: let every request already read from the sockets join this batch.
+        setImmediate(() => void flush());
+      }
+    });
+  }
+
   const store: SqliteStore = {
     dialect: 'sqlite',
     file: options.file,
@@ -1140,41 +1183,17 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     },
 
     write<T>(fn: (tx: WriteTx) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> {
-      if (failed) return Promise.reject(failed);
-      if (closed) return Promise.reject(new StoreError('unavailable', 'STORE_CLOSED', 'the store is closed'));
-      const fromDurableSnapshot = writeOptions.fromDurableSnapshot === true;
-      if (fromDurableSnapshot) {
-        if (!(writeOptions.writesLast === true && writeOptions.durable === false)) {
-          return Promise.reject(new StoreError('other', 'WRITE_OPTIONS', 'fromDurableSnapshot is for a unit that writes last and is not durable'));
-        }
-        snapshotWantedAt = performance.now();
-      }
-      return new Promise<T>((resolve, reject) => {
-        pending.push({
-          fn: fn as (tx: WriteTx) => Promise<unknown>,
-          durable: writeOptions.durable !== false,
-          writesLast: writeOptions.writesLast === true,
-          fromDurableSnapshot,
-          resolve: resolve as (v: unknown) => void,
-          reject,
-        });
-        if (arrived) {
-          arrived();
-          arrived = null;
-        } else if (!scheduled && !flushing) {
-          scheduled = true;
-          // setImmediate: let every request already read from the sockets join this batch.
-          setImmediate(() => void flush());
-        }
-      });
+      return enqueue(fn, writeOptions, false);
     },
 
     async writeAlone<T>(fn: (tx: WriteTx) => Promise<T>, writeOptions: WriteOptions = {}): Promise<T> {
-      // A unit of the batch like any other (a transaction costs no round trip here), in its own savepoint unless it writes last.
-      const value = await store.write(fn, writeOptions);
+      // A unit of the batch like any other (a transaction costs no round trip here), in its own savepoint unless it
+      // writes last; with the batch's aloneFacts.
+      const value = await enqueue(fn, writeOptions, true);
       stats.alone++;
       return value;
     },
+
 
     startCheckpointer(checkpointOptions = {}) {
       checkpointError = checkpointOptions.onError;

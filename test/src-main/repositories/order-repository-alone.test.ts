@@ -129,6 +129,35 @@ describe(`insertWithNonceIfCurrent (${TEST_ENGINE})`, () => {
     expect(await nonces()).toEqual([]);
   });
 
+  it.runIf(TEST_ENGINE === 'sqlite')('SQLite, one batch: a unit of write that changes the merchant between units makes the later ones declined, though an earlier one found the generation current', async () => {
+    const { service, m, channelId, claim, insert, stored, nonces } = await setup();
+    const [c1, c2, c3] = [claim(), claim(), claim()];
+    const commits = service.store.stats.commits;
+    // Started together: one batch, one transaction, in this order.
+    const [first, second, , third] = await Promise.all([
+      insert(c1, orderRow(m.id, channelId)),
+      insert(c2, orderRow(m.id, channelId)),
+      write(service, (tx) => service.services.merchants.update(tx, { id: m.id, name: 'Renamed in the batch' })),
+      insert(c3, orderRow(m.id, channelId)),
+    ]);
+    expect(service.store.stats.commits).toBe(commits + 1);
+    expect(first).toMatchObject({ id: expect.any(Number) });
+    expect(second).toMatchObject({ id: expect.any(Number) });
+    expect(third).toBe('declined');
+    expect((await stored()).map((o) => o.id)).toEqual([(first as { id: number }).id, (second as { id: number }).id]);
+    expect((await nonces()).map((n) => n.nonce).sort()).toEqual([c1.nonce, c2.nonce].sort());
+  });
+
+  it.runIf(TEST_ENGINE === 'sqlite')('SQLite, one batch: a used nonce after the generation was found current is declined and stores nothing', async () => {
+    const { m, channelId, claim, insert, stored, nonces } = await setup();
+    const c = claim();
+    const [first, replay] = await Promise.all([insert(c, orderRow(m.id, channelId)), insert({ ...c }, orderRow(m.id, channelId))]);
+    expect(first).toMatchObject({ id: expect.any(Number) });
+    expect(replay).toBe('declined');
+    expect(await stored()).toEqual([first]);
+    expect(await nonces()).toEqual([{ api_key: m.apiKey, nonce: c.nonce, expires_at: c.nonceExpiresAt }]);
+  });
+
   it('an order of another merchant or channel than the claim names: declined (the claim says nothing of its rows)', async () => {
     const { service, m, channelId, claim, insert, stored, nonces } = await setup();
     const other = await seedMerchant(service, 'Other');

@@ -214,6 +214,31 @@ describe(`store API (${TEST_ENGINE})`, () => {
       ]);
     });
 
+    it('aloneFacts: SQLite shares one map among the units of writeAlone of a transaction, empties it before a unit of write and at the next transaction; PostgreSQL has none', async () => {
+      const s = await store();
+      const seen: unknown[] = [];
+      const look = (tx: WriteTx, set?: string) => {
+        seen.push(tx.aloneFacts === undefined ? 'none' : [...tx.aloneFacts.values()]);
+        if (set) tx.aloneFacts?.set('fact', set);
+        return Promise.resolve();
+      };
+      // Started together: one batch (one transaction) on SQLite, in this order.
+      await Promise.all([
+        s.writeAlone((tx) => look(tx, 'a')),
+        s.writeAlone((tx) => look(tx), { writesLast: true, durable: false }),
+        s.write((tx) => look(tx)),
+        s.writeAlone((tx) => look(tx, 'b')),
+        s.writeAlone((tx) => look(tx), { writesLast: true, durable: false, fromDurableSnapshot: true }),
+      ]);
+      await s.writeAlone((tx) => look(tx));
+      expect(seen).toEqual(
+        TEST_ENGINE === 'sqlite'
+          ? [[], ['a'], 'none', [], ['b'], []]
+          : ['none', 'none', 'none', 'none', 'none', 'none'],
+      );
+      if (TEST_ENGINE === 'sqlite') expect(s.stats.largestBatch).toBe(5);
+    });
+
     it('a statement that fails (unique violation) stores nothing and reports its kind', async () => {
       const s = await store();
       await s.write((tx) => merchant(tx, 'taken'));
