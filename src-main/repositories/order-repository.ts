@@ -560,7 +560,7 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
   async function sqliteNonceIfCurrent(tx: WriteTx, claim: MerchantClaim): Promise<boolean> {
     // An earlier unit of writeAlone in this batch's transaction found the claim's generation current, and
     // nothing can have replaced it since (WriteTx.aloneFacts): the nonce alone. Reading the generation at every
-    // unit cost a list request about 3 µs of its 125 (docs/benchmarks.md, "Night of 2026-11-30").
+    // unit cost a list request about 3 µs of its 125 (docs/benchmarks.md, "Late evening on 2026-11-30").
     if (tx.aloneFacts?.get(CURRENT_GENERATION) === claim.generation) return (await tx.run(INSERT_NONCE, [claim.apiKey, claim.nonce, claim.nonceExpiresAt])) === 1;
     const recorded = (await tx.run(NONCE_IF_CURRENT, [claim.apiKey, claim.nonce, claim.nonceExpiresAt, claim.generation])) === 1;
     // Recorded: the generation was the claim's (a used nonce or a moved generation tells nothing).
