@@ -33,8 +33,9 @@
  *
  * Units of work only touch the database (better-sqlite3 is synchronous); a
  * batch lets other work of the event loop run between its units every
- * `yieldAfterMs` (its transaction kept open), and between its
- * acknowledgements, so no batch holds the loop for long.
+ * `yieldAfterMs` (its transaction kept open; units that arrive then join it
+ * only while the batch before syncs), and between its acknowledgements, so
+ * no batch holds the loop for long.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -886,15 +887,21 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     let sliceStart = performance.now();
     // During a sync the batch cannot commit: units it has answered already do not count towards maxBatch then.
     const waiting = (): number => (syncGate !== null ? batch.length - units.answered : batch.length);
-    for (let i = outcomes.length; i < batch.length || (pending.length > 0 && waiting() < maxBatch); i++) {
+    // Units queued meanwhile join this batch (up to maxBatch) until it lets the loop run while it could commit: those
+    // that arrive then wait for the next batch. Taken in, they held every answer of an open batch until no more came,
+    // and under a steady load each batch took in every connection, the next one unit alone (docs/benchmarks.md,
+    // "Night of 2026-11-30"). While the batch before syncs, this one cannot commit anyway, and they join it.
+    let joinArrivals = true;
+    for (let i = outcomes.length; i < batch.length || (joinArrivals && pending.length > 0 && waiting() < maxBatch); i++) {
       if (performance.now() - sliceStart > yieldAfterMs) {
         // Let the event loop breathe (sockets, timers, reads of the committed state); the transaction stays open.
         await new Promise<void>((resolve) => setImmediate(resolve));
         // The batch before failed its sync meanwhile: everything after it is refused (runBatch rolls back).
         if (failed) throw failed;
+        joinArrivals = syncGate !== null;
         sliceStart = performance.now();
       }
-      // Units that arrived meanwhile join this batch (up to maxBatch): they share its commit.
+      // A unit that joins shares the batch's commit.
       if (i === batch.length) {
         if (pending.length === 0) break;
         batch.push(pending.shift()!);

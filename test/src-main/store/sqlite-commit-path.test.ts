@@ -514,6 +514,39 @@ describe('SQLite commit path: nothing before the WAL sync', () => {
     }
   });
 
+  it('a batch that could commit takes in no unit that arrived while it let the loop run: that one waits for the next batch, and the batch is answered first', async () => {
+    const { store } = await openTestStore({ yieldAfterMs: 1 });
+    try {
+      const commits = store.stats.commits;
+      const events: string[] = [];
+      const spin = (ms: number) => {
+        const end = performance.now() + ms;
+        while (performance.now() < end);
+      };
+      let late: Promise<unknown> | undefined;
+      const first = Array.from({ length: 8 }, (_, i) =>
+        store
+          .write(async (tx) => {
+            // Queued from the loop's next turn, which comes while the batch lets the loop run (its transaction open).
+            if (i === 0) setImmediate(() => (late = store.write((tx) => (events.push('late unit runs'), insert(tx, 100)), { durable: false })));
+            spin(0.5);
+            await insert(tx, i);
+          }, { durable: false })
+          .then(() => events.push(`answered ${i}`)),
+      );
+      await Promise.all(first);
+      await late;
+      expect(late).toBeDefined();
+      // Before: the late unit joined the open batch (one commit), and every answer of the batch waited for it. (A batch
+      // that needs no sync is answered before the next one runs; a durable one's next batch runs during its sync.)
+      expect(store.stats.commits - commits).toBe(2);
+      expect(events.indexOf('late unit runs')).toBeGreaterThan(events.indexOf('answered 7'));
+      expect((await rows(store)).length).toBe(9);
+    } finally {
+      await closeStore(store);
+    }
+  });
+
   it('answers a batch in slices, each as large as the batch before ended with: not from one unit again every batch', async () => {
     // A slice that takes under half of yieldAfterMs doubles the next: with 1 s, every one does here.
     const { store } = await openTestStore({ yieldAfterMs: 1000 });
