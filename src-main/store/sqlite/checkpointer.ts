@@ -4,8 +4,8 @@
  * automatic checkpoint, that work lands inside whichever commit crosses the
  * threshold, on the thread that serves requests (docs/benchmarks.md: about a
  * third of createOrder's commit time at 1,000,000 orders). Here a second
- * connection in a worker runs PASSIVE checkpoints every `intervalMs`, which
- * never block the writer; the service connection's own automatic
+ * connection in a worker runs PASSIVE checkpoints `intervalMs` after its
+ * last one, which never block the writer; the service connection's own automatic
  * checkpoint stays on at a higher threshold as a safety net, should the
  * worker stall. When the WAL is to start over (sqlite-store.ts,
  * `restartWal`), the store has the worker catch up (`catchUp`, while the
@@ -157,18 +157,34 @@ function writeOwnFrame() {
   const after = walSalts();
   return after !== null && after !== before;
 }
-const timer = setInterval(checkpoint, workerData.intervalMs);
+/**
+ * A timed checkpoint comes intervalMs after the last checkpoint of any kind ended, not on a fixed beat:
+ * right after a catchUp the store asks for startOver and holds its next batch until the answer, and a
+ * timed checkpoint that began in between held it for its own fsyncs too (206 ms on a slow disk;
+ * docs/benchmarks.md, "The open loop's wait at start_time").
+ */
+let timer;
+function armTimer() {
+  clearTimeout(timer);
+  timer = setTimeout(() => {
+    checkpoint();
+    armTimer();
+  }, workerData.intervalMs);
+}
+armTimer();
 parentPort.on('message', (message) => {
   if (message && message.now !== undefined) {
     parentPort.postMessage({ done: message.now, ok: startOver() });
+    armTimer();
     return;
   }
   if (message && message.catchUp !== undefined) {
     parentPort.postMessage({ done: message.catchUp, ok: checkpoint() });
+    armTimer();
     return;
   }
   if (message !== 'stop') return;
-  clearInterval(timer);
+  clearTimeout(timer);
   if (marker) marker.close();
   db.close();
   parentPort.postMessage({ stopped: true, checkpoints });

@@ -96,6 +96,29 @@ describe('checkpointer (WAL checkpoints on a worker thread)', () => {
     }
   });
 
+  it('runs a timed checkpoint only intervalMs after its last checkpoint of any kind: none between a catchUp and the startWalOver the store asks for next', async () => {
+    const { store } = await storeWithEmptyWal();
+    try {
+      // On a fixed beat of 500 ms, 1.6 s of asking would meet three timed checkpoints; each catchUp puts the next one 500 ms off.
+      const checkpointer = store.startCheckpointer({ intervalMs: 500 });
+      await insertRows(store);
+      let asked = 0;
+      const until = performance.now() + 1600;
+      while (performance.now() < until) {
+        await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', ['y'.repeat(500)]));
+        // Whatever it answers (false while the worker's mark is behind the new row): a checkpoint ran.
+        await checkpointer.catchUp(10_000);
+        asked++;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      // The one the store asked for at start (the worker's first write into the WAL) and those asked here: no timed one.
+      expect(await checkpointer.stop()).toBe(asked + 1);
+      expect(await store.read((tx) => tx.get('SELECT count(*) AS n FROM t'))).toEqual({ n: 200 + asked });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('starts the WAL over on the worker (startWalOver): a new header and the file cut back without a commit of the writer, nothing lost; not while a reader holds a mark on it', async () => {
     const file = path.join(tempDir(), 'db.sqlite');
     const limit = 16 * 4096;
