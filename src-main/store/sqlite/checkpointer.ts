@@ -161,7 +161,7 @@ function writeOwnFrame() {
  * A timed checkpoint comes intervalMs after the last checkpoint of any kind ended, not on a fixed beat:
  * right after a catchUp the store asks for startOver and holds its next batch until the answer, and a
  * timed checkpoint that began in between held it for its own fsyncs too (206 ms on a slow disk;
- * docs/benchmarks.md, "The open loop's wait at start_time").
+ * docs/benchmarks.md, "Small hours of 2026-12-01" and "Early morning on 2026-12-01").
  */
 let timer;
 function armTimer() {
