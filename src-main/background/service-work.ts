@@ -23,15 +23,15 @@ import type { RequestAuthService } from '../services/request-auth-service';
 import { createCallbackDispatcher, type CallbackDispatcherOptions } from './callback-dispatcher';
 import { createOrderWorker, type OrderWorkReport } from './order-worker';
 
-/** Rows per table a purge step removes: about 5 ms of deletes on SQLite (docs/decisions.md, "Purges in steps"). */
-export const PURGE_STEP = 500;
+/** Rows per table a purge step removes: about 1 ms of deletes on SQLite (docs/decisions.md, "Purges in steps"). */
+export const PURGE_STEP = 100;
 
 /**
- * The running service's pause between two purge steps (background-work.ts), so that a purge takes at most
- * about a fifth of the event loop and of the disk: steps back to back deleted about 280,000 nonces a second
- * on SQLite, the WAL started over every second or so, and the store's holds for those start-overs on a
- * disk busy with their fsyncs put the list's p99 at 28–133 ms while it lasted. About 20,000 rows a second
- * with it, twice the signed requests this machine serves (docs/decisions.md, "Purges in steps").
+ * The running service's pause between two purge steps (background-work.ts): at most about 4,500 rows a
+ * second, four times what 1,000 signed requests a second leave. Back to back, steps deleted about 280,000
+ * nonces a second on SQLite; their pages filled the WAL, it started over every second or so, and the
+ * store's holds for those start-overs, on a disk busy with their fsyncs, put the list's p99 at 133–177 ms
+ * while it lasted (docs/decisions.md, "Purges in steps").
  */
 export const PURGE_PAUSE_MS = 20;
 

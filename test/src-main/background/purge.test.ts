@@ -35,7 +35,7 @@ describe('purge of expired nonces and idempotency keys', () => {
     const write = vi.spyOn(service.store, 'write');
 
     expect(await service.work.purgeExpired()).toEqual({ purged: expired.nonces + expired.keys, skipped: false });
-    // 500 + 500 + 7 nonces, 500 + 3 keys: three steps, three units of work.
+    // Two full steps of nonces and 7, one full step of keys and 3: three steps, three units of work.
     expect(nonceStep.mock.results.length).toBe(3);
     expect(await Promise.all(nonceStep.mock.results.map((r) => r.value))).toEqual([PURGE_STEP, PURGE_STEP, 7]);
     expect(write).toHaveBeenCalledTimes(3);
