@@ -23,17 +23,8 @@ import type { RequestAuthService } from '../services/request-auth-service';
 import { createCallbackDispatcher, type CallbackDispatcherOptions } from './callback-dispatcher';
 import { createOrderWorker, type OrderWorkReport } from './order-worker';
 
-/** Rows per table a purge step removes: about 1 ms of deletes on SQLite (docs/decisions.md, "Purges in steps"). */
-export const PURGE_STEP = 100;
-
-/**
- * The running service's pause between two purge steps (background-work.ts): about 5,000 rows a second
- * (measured: 242,700 in 50 s), five times what 1,000 signed requests a second leave. Back to back, steps deleted about 280,000
- * nonces a second on SQLite; their pages filled the WAL, it started over every second or so, and the
- * store's holds for those start-overs, on a disk busy with their fsyncs, put the list's p99 at 133–177 ms
- * while it lasted (docs/decisions.md, "Purges in steps").
- */
-export const PURGE_PAUSE_MS = 20;
+/** Rows per table a purge step removes: about 5 ms of deletes on SQLite (docs/decisions.md, "Purges in steps"). */
+export const PURGE_STEP = 500;
 
 export interface WorkReport {
   orders: OrderWorkReport;
@@ -144,10 +135,8 @@ export function createServiceWork(deps: ServiceWorkDeps) {
      * hundreds of thousands, and on SQLite one DELETE of them all held the
      * event loop for seconds (docs/decisions.md, "Purges in steps").
      * An aborted `signal` ends it after the step under way (shutdown).
-     * `pauseMs` between steps: the running service's pace (PURGE_PAUSE_MS);
-     * none for the CLI, with no requests to leave room for.
      */
-    async purgeExpired(signal?: AbortSignal, options: { pauseMs?: number } = {}): Promise<{ purged: number; skipped: boolean }> {
+    async purgeExpired(signal?: AbortSignal): Promise<{ purged: number; skipped: boolean }> {
       let purged = 0;
       for (let step = 0; !signal?.aborted; step++) {
         const r = await deps.store.write(
@@ -165,7 +154,6 @@ export function createServiceWork(deps: ServiceWorkDeps) {
         if (r === undefined) return { purged, skipped: step === 0 };
         purged += r.removed;
         if (!r.more) break;
-        if (options.pauseMs) await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
       }
       return { purged, skipped: false };
     },
