@@ -86,7 +86,7 @@ function checkpoint() {
   markWal();
   return copyBack();
 }
-/** A PASSIVE checkpoint as the WAL's marks allow it. */
+/** A PASSIVE checkpoint as the WAL's marks allow it; the next timed one comes intervalMs after it (armTimer). */
 function copyBack() {
   try {
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
@@ -102,6 +102,8 @@ function copyBack() {
   } catch (err) {
     report(err);
     return false;
+  } finally {
+    armTimer();
   }
 }
 /** The WAL header's two salts: SQLite writes new ones whenever the WAL starts over. */
@@ -166,21 +168,16 @@ function writeOwnFrame() {
 let timer;
 function armTimer() {
   clearTimeout(timer);
-  timer = setTimeout(() => {
-    checkpoint();
-    armTimer();
-  }, workerData.intervalMs);
+  timer = setTimeout(checkpoint, workerData.intervalMs);
 }
 armTimer();
 parentPort.on('message', (message) => {
   if (message && message.now !== undefined) {
     parentPort.postMessage({ done: message.now, ok: startOver() });
-    armTimer();
     return;
   }
   if (message && message.catchUp !== undefined) {
     parentPort.postMessage({ done: message.catchUp, ok: checkpoint() });
-    armTimer();
     return;
   }
   if (message !== 'stop') return;
