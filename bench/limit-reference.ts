@@ -8,7 +8,8 @@
  * Per request: node:http (no framework), JSON.parse, the api_key looked up in
  * memory, the timestamp window, the signature checked with the service's own
  * code (src-shared/client/sign: same canonical string, same HMAC), then
- *  - POST /order: a nonce row and the order row (all 26 columns, fees by
+ *  - POST /order: a nonce row (SQLite: in its expiry's bucket, the buckets
+ *    beside it checked, as the service files them) and the order row (all 26 columns, fees by
  *    src-shared/fees, order number and pay token by the service's own
  *    generators) inserted into the real schema — the same four list indexes,
  *    unique order_no and pay_token, and the order_counts/order_totals triggers
@@ -55,6 +56,7 @@ import { NONCE_RETENTION_SECONDS, TIMESTAMP_TOLERANCE_SECONDS } from '../src-sha
 import { checkoutUrl } from '../src-main/channels/sandbox-driver';
 import { newOrderNo, newPayToken, toOrderView } from '../src-main/services/order-service';
 import { ORDER_SUMMARY_COLUMNS, type OrderSummaryRow } from '../src-main/repositories/order-repository';
+import { sqliteInsertNonce, sqliteNonceValues } from '../src-main/repositories/nonce-repository';
 import { databasePath } from '../src-main/store/data-dir';
 import { startCheckpointer } from '../src-main/store/sqlite/checkpointer';
 import { rowMaker } from '../src-main/store/sqlite/row-maker';
@@ -182,7 +184,8 @@ function sqliteEngine(dataDir: string, commit: 'wal-sync' | 'pipelined' | 'full'
   if (!tempFiles) db.pragma('temp_store = MEMORY');
   loadLinks(db.prepare(LINKS_SQL).all() as LinkRow[]);
   const checkpointer = startCheckpointer(db);
-  const insertNonce = db.prepare('INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
+  // The service's statement: the nonce in its expiry's bucket, the buckets beside it checked (migration 0012).
+  const insertNonce = db.prepare(sqliteInsertNonce());
   const insertOrder = db.prepare(`INSERT INTO orders (${REFERENCE_ORDER_COLUMNS.join(', ')}) VALUES (${REFERENCE_ORDER_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`);
   const total = db.prepare('SELECT coalesce(sum(n), 0) AS n FROM order_totals WHERE merchant_id = ?').pluck();
   const page = db.prepare(`SELECT ${LIST_COLUMNS} FROM orders WHERE merchant_id = ? ORDER BY createtime DESC, id DESC LIMIT ${PAGE_SIZE}`);
@@ -263,7 +266,7 @@ function sqliteEngine(dataDir: string, commit: 'wal-sync' | 'pipelined' | 'full'
       const order = draftBuy(body, who.id, now, publicUrl);
       if ('status' in order) return order;
       return enqueue(() => {
-        if (insertNonce.run(who.apiKey, who.nonce, now + NONCE_RETENTION_SECONDS).changes !== 1) return refuse(401, 2005, 'nonce reused');
+        if (insertNonce.run(sqliteNonceValues(who.apiKey, who.nonce, now + NONCE_RETENTION_SECONDS)).changes !== 1) return refuse(401, 2005, 'nonce reused');
         // An order number or pay token taken (rare): another draft, as the service does. A throw here
         // would end the process (it once did: a round of 75,000 failures).
         let draft = order;
@@ -275,7 +278,7 @@ function sqliteEngine(dataDir: string, commit: 'wal-sync' | 'pipelined' | 'full'
       const who = authenticate(body, now);
       if ('status' in who) return who;
       return enqueue(() => {
-        if (insertNonce.run(who.apiKey, who.nonce, now + NONCE_RETENTION_SECONDS).changes !== 1) return refuse(401, 2005, 'nonce reused');
+        if (insertNonce.run(sqliteNonceValues(who.apiKey, who.nonce, now + NONCE_RETENTION_SECONDS)).changes !== 1) return refuse(401, 2005, 'nonce reused');
         return { status: 200, json: listAnswer((page.all(who.id) as unknown[][]).map(pageRow) as unknown as OrderSummaryRow[], total.get(who.id) as number) };
       }, false);
     },

@@ -10,6 +10,7 @@
  */
 import fs from 'node:fs';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { createNonceRepository } from '../src-main/repositories/nonce-repository';
 import { openService } from '../src-main/service';
 import type { SqliteStore } from '../src-main/store/sqlite/sqlite-store';
 
@@ -19,9 +20,10 @@ for (const f of fs.readdirSync(template)) fs.copyFileSync(`${template}/${f}`, `$
 const service = await openService({ dataDir: dir });
 const now = Math.floor(Date.now() / 1000);
 const N = Number(process.argv[2] ?? 700_000);
+const nonces = createNonceRepository();
 for (let done = 0; done < N; done += 10_000) {
   await service.store.write(async (tx) => {
-    for (let i = done; i < done + 10_000; i++) await tx.run('INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?)', [`mk_${i % 20}`, `n${i}x${Math.random()}`, now - 10 - (i % 600)]);
+    for (let i = done; i < done + 10_000; i++) await nonces.consume(tx, `mk_${i % 20}`, `n${i}x${Math.random()}`, now - 910 - (i % 600)); // in past buckets (migration 0012)
   });
 }
 const cp = (service.store as SqliteStore).startCheckpointer();
@@ -33,7 +35,7 @@ const lat: number[] = [];
 const ticker = (async () => {
   while (!stop) {
     const t = performance.now();
-    await service.store.write((tx) => tx.run('INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?)', ['probe', `p${n++}`, now + 600]), { durable: false });
+    await service.store.write((tx) => nonces.consume(tx, 'probe', `p${n++}`, now + 600), { durable: false });
     const d = performance.now() - t; lat.push(d); worst = Math.max(worst, d);
     await new Promise((r) => setTimeout(r, 1));
   }

@@ -6,6 +6,7 @@
  * timers are only a way to notice that the clock reached the next due time.
  */
 import type { MerchantConsoleService } from '../service';
+import { PURGE_PAUSE_MS } from './service-work';
 
 export interface BackgroundWorkOptions {
   /** How often stored work is looked at even without a wake-up (work added by another process, clock-driven deadlines). */
@@ -47,14 +48,14 @@ export function startBackgroundWork(service: MerchantConsoleService, options: Ba
 
   const unsubscribe = service.workSignal.subscribe(wake);
   const poll = setInterval(pass, pollIntervalMs);
-  // A purge of a large backlog runs in many steps: the next one starts only after it, and stop()
-  // ends it after its step under way instead of letting steps reach a closed store.
+  // A purge of a large backlog runs in many steps, paced (PURGE_PAUSE_MS): the next one starts only after
+  // it, and stop() ends it after its step under way instead of letting steps reach a closed store.
   const purgeStop = new AbortController();
   let purging: Promise<unknown> | null = null;
   const housekeeping = setInterval(() => {
     if (purging) return;
     purging = service.work
-      .purgeExpired(purgeStop.signal)
+      .purgeExpired(purgeStop.signal, { pauseMs: PURGE_PAUSE_MS })
       .catch(onError)
       .finally(() => (purging = null));
   }, housekeepingIntervalMs);

@@ -1,8 +1,42 @@
 import type { WriteTx } from '../store/store';
+import { NONCE_BUCKET_SECONDS, nonceBucket } from '../store/migrations/0012-nonce-buckets';
 import type { MerchantRow } from './merchant-repository';
 
-/** Records a nonce (api_key, nonce, expires_at); no row inserted when the pair is there already (a replay). */
+/**
+ * PostgreSQL: records a nonce (api_key, nonce, expires_at); no row inserted
+ * when the pair is there already (a replay). The key (api_key, nonce) makes
+ * a second instance inserting the same pair wait for the first's commit.
+ */
 export const INSERT_NONCE = 'INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING';
+
+/**
+ * SQLite: the pair's row goes in its expiry's bucket unless the pair is in
+ * that bucket (the key's conflict) or either next to it: the one before
+ * holds the pairs of the last NONCE_BUCKET_SECONDS, the one after those
+ * recorded before the clock stepped back. Three reads of the key, no other
+ * index. The writer is one process (the data dir's lock) and its units run
+ * one after another, so the check and the insert see the same rows. Values:
+ * sqliteNonceValues. `ifGeneration`: only while the row generation is the
+ * one given (the order repository's claim; an insert of nothing declines it).
+ */
+export function sqliteInsertNonce({ ifGeneration = false } = {}): string {
+  return `INSERT INTO nonces (bucket, api_key, nonce, expires_at) SELECT ?, ?, ?, ?${ifGeneration ? ' FROM row_generation WHERE id = 1 AND generation = ? AND' : ' WHERE'}
+    NOT EXISTS (SELECT 1 FROM nonces WHERE bucket IN (?, ?) AND api_key = ? AND nonce = ?) ON CONFLICT DO NOTHING`;
+}
+
+/** The values of sqliteInsertNonce's statement (with `generation` for its ifGeneration form). */
+export function sqliteNonceValues(apiKey: string, nonce: string, expiresAt: number, generation?: string): unknown[] {
+  const bucket = nonceBucket(expiresAt);
+  return generation === undefined
+    ? [bucket, apiKey, nonce, expiresAt, bucket - 1, bucket + 1, apiKey, nonce]
+    : [bucket, apiKey, nonce, expiresAt, generation, bucket - 1, bucket + 1, apiKey, nonce];
+}
+
+const SQLITE_INSERT_NONCE = sqliteInsertNonce();
+
+/** SQLite: a purge step, up to `limit` pairs of buckets before the first parameter's, in key order (neighbouring rows). */
+export const SQLITE_PURGE_NONCES =
+  'DELETE FROM nonces WHERE bucket < ? AND (bucket, api_key, nonce) IN (SELECT bucket, api_key, nonce FROM nonces WHERE bucket < ? ORDER BY bucket, api_key, nonce LIMIT ?)';
 
 /**
  * PostgreSQL: the merchant and the nonce in one round trip (one row, whether
@@ -24,7 +58,13 @@ const MERCHANT_WITH_GENERATION_SQLITE = `SELECT m.*, g.generation AS row_generat
 
 /** Records the pair; false when it was already there (a replay). */
 async function consume(tx: WriteTx, apiKey: string, nonce: string, expiresAt: number): Promise<boolean> {
+  if (tx.dialect === 'sqlite') return (await tx.run(SQLITE_INSERT_NONCE, sqliteNonceValues(apiKey, nonce, expiresAt))) === 1;
   return (await tx.run(INSERT_NONCE, [apiKey, nonce, expiresAt])) === 1;
+}
+
+/** SQLite: the pair's row, for a unit that undoes its insert (the order repository's taken number). */
+export function sqliteDeleteNonce(tx: WriteTx, apiKey: string, nonce: string, expiresAt: number): Promise<number> {
+  return tx.run('DELETE FROM nonces WHERE bucket = ? AND api_key = ? AND nonce = ?', [nonceBucket(expiresAt), apiKey, nonce]);
 }
 
 export function createNonceRepository() {
@@ -62,8 +102,18 @@ export function createNonceRepository() {
      * first's commit and then inserts nothing, so one nonce is accepted once.
      */
     consume,
-    /** Removes up to `limit` expired pairs, oldest first (a bounded step: see service-work's purge). */
+    /**
+     * Removes up to `limit` expired pairs, oldest first (a bounded step: see
+     * service-work's purge). SQLite: whole buckets, once every pair in them
+     * has expired (up to NONCE_BUCKET_SECONDS after the first did), in key
+     * order, so a step removes neighbouring rows.
+     */
     purgeExpired(tx: WriteTx, now: number, limit: number): Promise<number> {
+      if (tx.dialect === 'sqlite') {
+        // Bucket b holds expiries before (b + 1) × NONCE_BUCKET_SECONDS: all past once that is no later than now.
+        const past = Math.floor(now / NONCE_BUCKET_SECONDS);
+        return tx.run(SQLITE_PURGE_NONCES, [past, past, limit]);
+      }
       return tx.run(
         // expires_at tested outside the subquery too, as for idempotency keys (a row is rechecked only against the outer WHERE).
         'DELETE FROM nonces WHERE expires_at < ? AND (api_key, nonce) IN (SELECT api_key, nonce FROM nonces WHERE expires_at < ? ORDER BY expires_at LIMIT ?)',

@@ -1,6 +1,6 @@
 import { LIST_DEFAULT_LIMIT, LIST_PAGE_SIZES, ORDER_TYPES, type OrderStatus, type OrderType, type PayMethod } from '../../src-shared/constants';
 import { isUniqueViolation, type Dialect, type ReadTx, type WriteTx } from '../store/store';
-import { INSERT_NONCE } from './nonce-repository';
+import { sqliteDeleteNonce, sqliteInsertNonce, sqliteNonceValues } from './nonce-repository';
 
 export interface OrderRow {
   id: number;
@@ -142,18 +142,20 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
      VALUES (${ORDER_COLUMNS.map(() => '?').join(', ')}, ?) ON CONFLICT DO NOTHING RETURNING id`;
   // The request's nonce, recorded only while the row generation is the claim's and the nonce unused (one
   // primary-key read: a join of the three rows' xmin cost PostgreSQL about 20 µs more per order,
-  // docs/benchmarks.md); no row inserted is the claim declined.
+  // docs/benchmarks.md); no row inserted is the claim declined. This is PostgreSQL's; SQLite's files the nonce by
+  // bucket (migration 0012).
   const NONCE_IF_CURRENT = `INSERT INTO nonces (api_key, nonce, expires_at)
        SELECT ?, ?, ? FROM row_generation WHERE id = 1 AND generation = ? ON CONFLICT DO NOTHING`;
-  // WriteTx.aloneFacts: the row generation a unit of this transaction found current, by NONCE_IF_CURRENT.
+  // SQLite: the nonce statement, then the order (a unit of its own in the batch, which holds the write lock,
+  // so nothing changes between its statements).
+  const NONCE_IF_CURRENT_SQLITE = sqliteInsertNonce({ ifGeneration: true });
+  const NONCE_SQLITE = sqliteInsertNonce();
+  // WriteTx.aloneFacts: the row generation a unit of this transaction found current, by NONCE_IF_CURRENT_SQLITE.
   const CURRENT_GENERATION = 'orders.current-generation';
   // PostgreSQL: one statement, its own transaction: the order only with the nonce. An order number or pay token
   // taken fails the whole statement, nonce included (ON CONFLICT there would keep the nonce alone).
   const INSERT_WITH_NONCE_IF_CURRENT_POSTGRES = `WITH n AS (${NONCE_IF_CURRENT} RETURNING 1)
      INSERT INTO orders (${ORDER_COLUMNS.join(', ')}, updatetime) SELECT ${ORDER_COLUMNS.map(() => '?').join(', ')}, ? FROM n RETURNING id`;
-  // SQLite: the same nonce statement, then the order (a unit of its own in the batch, which holds the write lock,
-  // so nothing changes between its statements).
-  const DELETE_NONCE = 'DELETE FROM nonces WHERE api_key = ? AND nonce = ?';
   // Oldest deadline first; PostgreSQL: rows another instance's sweep holds are left to it.
   const PENDING_EXPIRED = `SELECT * FROM orders WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`;
   const PENDING_EXPIRED_POSTGRES = `${PENDING_EXPIRED} FOR UPDATE SKIP LOCKED`;
@@ -561,8 +563,8 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
     // An earlier unit of writeAlone in this batch's transaction found the claim's generation current, and
     // nothing can have replaced it since (WriteTx.aloneFacts): the nonce alone. Reading the generation at every
     // unit cost a list request about 3 µs of its 125 (docs/benchmarks.md, "Late evening on 2026-11-30").
-    if (tx.aloneFacts?.get(CURRENT_GENERATION) === claim.generation) return (await tx.run(INSERT_NONCE, [claim.apiKey, claim.nonce, claim.nonceExpiresAt])) === 1;
-    const recorded = (await tx.run(NONCE_IF_CURRENT, [claim.apiKey, claim.nonce, claim.nonceExpiresAt, claim.generation])) === 1;
+    if (tx.aloneFacts?.get(CURRENT_GENERATION) === claim.generation) return (await tx.run(NONCE_SQLITE, sqliteNonceValues(claim.apiKey, claim.nonce, claim.nonceExpiresAt))) === 1;
+    const recorded = (await tx.run(NONCE_IF_CURRENT_SQLITE, sqliteNonceValues(claim.apiKey, claim.nonce, claim.nonceExpiresAt, claim.generation))) === 1;
     // Recorded: the generation was the claim's (a used nonce or a moved generation tells nothing).
     if (recorded) tx.aloneFacts?.set(CURRENT_GENERATION, claim.generation);
     return recorded;
@@ -597,7 +599,7 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
         const inserted = await insertReturning(tx, row);
         if (inserted) return inserted;
         // A number or token taken (rare): nothing of this attempt stays, so the next one records the nonce afresh.
-        await tx.run(DELETE_NONCE, [claim.apiKey, claim.nonce]);
+        await sqliteDeleteNonce(tx, claim.apiKey, claim.nonce, claim.nonceExpiresAt);
         return 'taken';
       }
       const values: unknown[] = [claim.apiKey, claim.nonce, claim.nonceExpiresAt, claim.generation];

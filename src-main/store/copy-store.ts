@@ -12,6 +12,7 @@
  * target must be used with the same master key.
  */
 import { ORDER_COUNTERS_FILL } from './migrations/0004-order-counts';
+import { nonceBucket } from './migrations/0012-nonce-buckets';
 import type { ReadTx, Store, WriteTx } from './store';
 
 /**
@@ -86,7 +87,7 @@ const KEY: Record<CopiedTable, string[]> = {
   account_merchants: ['account_id', 'merchant_id'],
   auth_throttle: ['key'],
   orders: ['id'],
-  nonces: ['api_key', 'nonce'],
+  nonces: ['api_key', 'nonce'], // SQLite: keyOf
   console_login_tokens: ['id'],
   console_sessions: ['id'],
   approval_requests: ['id'],
@@ -174,22 +175,35 @@ export async function firstNonEmptyTable(store: Store): Promise<{ table: string;
 
 const CHUNK = 500;
 
+/** SQLite keys nonces by bucket first (migration 0012): its key pages through them there. */
+function keyOf(table: CopiedTable, dialect: ReadTx['dialect']): string[] {
+  return table === 'nonces' && dialect === 'sqlite' ? ['bucket', 'api_key', 'nonce'] : KEY[table];
+}
+
+/** A row as the target stores it: only SQLite's nonces have a bucket, from their expiry (migration 0012). */
+function targetRow(table: CopiedTable, row: Record<string, unknown>, dialect: WriteTx['dialect']): Record<string, unknown> {
+  if (table !== 'nonces') return row;
+  const { bucket: _, ...pair } = row;
+  return dialect === 'sqlite' ? { bucket: nonceBucket(Number(pair.expires_at)), ...pair } : pair;
+}
+
 async function copyTable(src: ReadTx, dst: WriteTx, table: CopiedTable, onProgress: (p: CopyProgress) => void): Promise<number> {
   const total = await countRows(src, table);
-  const key = KEY[table];
+  const key = keyOf(table, src.dialect);
   let copied = 0;
   let after: unknown[] | undefined;
   onProgress({ table, copied, total });
   if (REPLACED_TABLES.has(table)) await dst.run(`DELETE FROM ${table}`);
   for (;;) {
     const where = after ? `WHERE (${key.join(', ')}) > (${key.map(() => '?').join(', ')})` : '';
-    const rows = await src.all<Record<string, unknown>>(`SELECT * FROM ${table} ${where} ORDER BY ${key.join(', ')} LIMIT ${CHUNK}`, after ?? []);
-    if (rows.length === 0) break;
+    const read = await src.all<Record<string, unknown>>(`SELECT * FROM ${table} ${where} ORDER BY ${key.join(', ')} LIMIT ${CHUNK}`, after ?? []);
+    if (read.length === 0) break;
+    const rows = read.map((r) => targetRow(table, r, dst.dialect));
     const columns = Object.keys(rows[0]!);
     const values = rows.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ');
     await dst.run(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${values}`, rows.flatMap((r) => columns.map((c) => r[c])));
     copied += rows.length;
-    const last = rows[rows.length - 1]!;
+    const last = read[read.length - 1]!;
     after = key.map((k) => last[k]);
     onProgress({ table, copied, total });
     if (rows.length < CHUNK) break;

@@ -18,6 +18,7 @@ import { migration0008WorkClaims } from './0008-work-claims';
 import { migration0009AccountsApprovalsAudit } from './0009-accounts-approvals-audit';
 import { migration0010RowGeneration } from './0010-row-generation';
 import { migration0011RowGenerationPostgres } from './0011-row-generation-postgres';
+import { migration0012NonceBuckets } from './0012-nonce-buckets';
 
 export interface Migration {
   version: number;
@@ -48,6 +49,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0009AccountsApprovalsAudit,
   migration0010RowGeneration,
   migration0011RowGenerationPostgres,
+  migration0012NonceBuckets,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

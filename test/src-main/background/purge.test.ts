@@ -6,18 +6,22 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { PURGE_STEP } from '../../../src-main/background/service-work';
+import { createNonceRepository } from '../../../src-main/repositories/nonce-repository';
 import type { MerchantConsoleService } from '../../../src-main/service';
+import { NONCE_BUCKET_SECONDS } from '../../../src-main/store/migrations/0012-nonce-buckets';
 import { manualClock, seedMerchant, testService } from '../../support/service-harness';
 
+const nonces = createNonceRepository();
 const countOf = (service: MerchantConsoleService, table: 'nonces' | 'idempotency_keys') =>
   service.store.read(async (tx) => (await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))!.n);
 
 async function seed(service: MerchantConsoleService, merchantId: number, now: number, expired: { nonces: number; keys: number }): Promise<void> {
   await service.store.write(async (tx) => {
     for (let i = 0; i < expired.nonces; i++) {
-      await tx.run('INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?)', [`mk_${i % 7}`, `old-${i}`, now - 1 - (i % 50)]);
+      // Expired a bucket ago or more: SQLite purges whole buckets once they are past (migration 0012).
+      await nonces.consume(tx, `mk_${i % 7}`, `old-${i}`, now - NONCE_BUCKET_SECONDS - 1 - (i % 50) * 60);
     }
-    for (let i = 0; i < 3; i++) await tx.run('INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?)', ['mk_0', `fresh-${i}`, now + 600]);
+    for (let i = 0; i < 3; i++) await nonces.consume(tx, 'mk_0', `fresh-${i}`, now + 600);
     const key = 'INSERT INTO idempotency_keys (merchant_id, idem_key, request_hash, response, order_id, createtime, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)';
     for (let i = 0; i < expired.keys; i++) await tx.run(key, [merchantId, `old-${i}`, 'h', '{}', null, now - 86_400, now - (i % 30)]);
     for (let i = 0; i < 2; i++) await tx.run(key, [merchantId, `fresh-${i}`, 'h', '{}', null, now, now + 3600]);
@@ -45,6 +49,33 @@ describe('purge of expired nonces and idempotency keys', () => {
     expect(await service.work.purgeExpired()).toEqual({ purged: 0, skipped: false });
   });
 
+  it('with pauseMs (the running service\'s pace) waits that long between two steps; without it, none', async () => {
+    const clock = manualClock(1_800_000_000);
+    const service = await testService({ clock });
+    const m = await seedMerchant(service);
+    await seed(service, m.id, clock.now(), { nonces: 3 * PURGE_STEP + 1, keys: 0 });
+    const starts: number[] = [];
+    const step = service.services.requestAuth.purgeExpiredNonces.bind(service.services.requestAuth);
+    vi.spyOn(service.services.requestAuth, 'purgeExpiredNonces').mockImplementation((tx, limit) => {
+      starts.push(performance.now());
+      return step(tx, limit);
+    });
+    const gaps = () => starts.slice(1).map((t, i) => t - starts[i]!);
+
+    expect(await service.work.purgeExpired(undefined, { pauseMs: 40 })).toEqual({ purged: 3 * PURGE_STEP + 1, skipped: false });
+    expect(starts).toHaveLength(4);
+    // A timer may fire a fraction of a millisecond early by performance.now().
+    for (const gap of gaps()) expect(gap).toBeGreaterThanOrEqual(39);
+
+    await service.store.write(async (tx) => {
+      for (let i = 0; i < 3 * PURGE_STEP + 1; i++) await nonces.consume(tx, 'mk_1', `again-${i}`, clock.now() - NONCE_BUCKET_SECONDS - 1);
+    });
+    starts.length = 0;
+    await service.work.purgeExpired();
+    expect(starts).toHaveLength(4);
+    expect(Math.max(...gaps())).toBeLessThan(39);
+  });
+
   it('lets a write that arrives meanwhile run between its steps, not after all of them', async () => {
     const clock = manualClock(1_800_000_000);
     const service = await testService({ clock });
@@ -67,7 +98,7 @@ describe('purge of expired nonces and idempotency keys', () => {
     const purge = service.work.purgeExpired();
     // Queued right behind the purge's first step: it runs before the purge is through.
     const expiredSeenMeanwhile = await service.store.write(async (tx) => {
-      await tx.run('INSERT INTO nonces (api_key, nonce, expires_at) VALUES (?, ?, ?)', ['mk_0', 'meanwhile', clock.now() + 600]);
+      await nonces.consume(tx, 'mk_0', 'meanwhile', clock.now() + 600);
       return (await tx.get<{ n: number }>('SELECT count(*) AS n FROM nonces WHERE expires_at < ?', [clock.now()]))!.n;
     });
     meanwhileDone();

@@ -71,7 +71,7 @@ async function setup(options: { rateLimits?: RateLimitConfig } = {}) {
     return [out, service.store.stats.alone - before.alone, service.store.stats.writes - before.writes];
   };
   const orders = () => read(service, (tx) => tx.all<OrderColumns>('SELECT * FROM orders ORDER BY id'));
-  const nonces = () => read(service, (tx) => tx.all<{ api_key: string; nonce: string; expires_at: number }>('SELECT * FROM nonces ORDER BY nonce'));
+  const nonces = () => read(service, (tx) => tx.all<{ api_key: string; nonce: string; expires_at: number }>('SELECT api_key, nonce, expires_at FROM nonces ORDER BY nonce'));
   const counts = async () => ({ orders: await rowCount(service, 'orders'), nonces: await rowCount(service, 'nonces') });
   /** Warms the caches (the unit of work), then checks the next order takes the fast path. */
   const warm = async () => {

@@ -75,7 +75,7 @@ async function setup() {
   });
   const insert = (c: CurrentRowsClaim, row: NewOrderRow) => service.store.writeAlone((tx) => orders.insertWithNonceIfCurrent(tx, c, row));
   const stored = () => read(service, (tx) => tx.all<Record<string, unknown>>('SELECT * FROM orders ORDER BY id'));
-  const nonces = () => read(service, (tx) => tx.all<{ api_key: string; nonce: string; expires_at: number }>('SELECT * FROM nonces ORDER BY nonce'));
+  const nonces = () => read(service, (tx) => tx.all<{ api_key: string; nonce: string; expires_at: number }>('SELECT api_key, nonce, expires_at FROM nonces ORDER BY nonce'));
   return { service, m, channelId, generation, claim, insert, stored, nonces };
 }
 

@@ -117,7 +117,7 @@ describe(`row generation (${TEST_ENGINE})`, () => {
       const g = await generation(store);
       await store.write((tx) => createOrderRepository().insertReturning(tx, anOrder(merchantId, channelId, 1)));
       await store.write((tx) => tx.run("UPDATE orders SET status = 'paid'"));
-      await store.write((tx) => tx.run("INSERT INTO nonces (api_key, nonce, expires_at) VALUES ('k', 'n', 1)"));
+      await store.write((tx) => createNonceRepository().consume(tx, 'k', 'n', 1));
       await store.write((tx) => tx.run('DELETE FROM nonces'));
       expect(await generation(store)).toBe(g);
       // A second row cannot be added.

@@ -72,12 +72,15 @@ export async function seedTeamRecords(service: MerchantConsoleService, merchantI
   });
 }
 
-/** Every copied table's rows, in a fixed order (columns by name: the engines order some differently). */
+/**
+ * Every copied table's rows, in a fixed order (columns by name: the engines order some differently). Nonces
+ * without SQLite's bucket, which the copy derives from their expiry (migration 0012).
+ */
 export async function dumpTables(store: Store): Promise<Record<string, unknown[]>> {
   return store.read(async (tx) => {
     const out: Record<string, unknown[]> = {};
     for (const table of COPIED_TABLES) {
-      const rows = await tx.all<Record<string, unknown>>(`SELECT * FROM ${table}`);
+      const rows = await tx.all<Record<string, unknown>>(table === 'nonces' ? 'SELECT api_key, nonce, expires_at FROM nonces' : `SELECT * FROM ${table}`);
       out[table] = rows.map((r) => Object.fromEntries(Object.entries(r).sort(([a], [b]) => a.localeCompare(b)))).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
     }
     return out;

@@ -14,6 +14,8 @@ import { COPIED_TABLES, DERIVED_TABLES, firstNonEmptyTable, tablesOf } from '../
 import { databasePath } from '../../../../src-main/store/data-dir';
 import { openStore } from '../../../../src-main/store/open-store';
 import type { Store } from '../../../../src-main/store/store';
+import { createNonceRepository } from '../../../../src-main/repositories/nonce-repository';
+import { nonceBucket } from '../../../../src-main/store/migrations/0012-nonce-buckets';
 import { cli, spawnCli } from '../../../support/cli-harness';
 import { expectLedgerConsistent, fund, newBuy, newSell, orderIn } from '../../../support/money';
 import { allowPrivateCallbacks, seedMerchant } from '../../../support/service-harness';
@@ -60,6 +62,10 @@ async function snapshot(service: MerchantConsoleService) {
   });
 }
 
+const nonces = createNonceRepository();
+/** Expiries of the nonces a desktop store holds: three buckets' worth (900 s each), far in the future. */
+const COPIED_NONCE_EXPIRIES = [4_000_000_000, 4_000_000_899, 4_000_000_900, 4_000_001_800];
+
 /** A desktop data dir with a store; `keyOf`: another data dir whose master key it uses. */
 async function desktopStore(keyOf?: string): Promise<{ dir: string; before: Awaited<ReturnType<typeof snapshot>>; rows: Record<string, unknown[]> }> {
   const dir = tempDir();
@@ -77,6 +83,10 @@ async function desktopStore(keyOf?: string): Promise<{ dir: string; before: Awai
     await newBuy(service, b, 5_000);
     // Staff accounts, approvals (withdrawal holds in the ledger), sessions bound to accounts, the audit trail.
     await seedTeamRecords(service, a.id);
+    // Nonces in three buckets (SQLite keys them by bucket, PostgreSQL by the pair: migration 0012).
+    await service.store.write(async (tx) => {
+      for (const [i, expiresAt] of COPIED_NONCE_EXPIRIES.entries()) await nonces.consume(tx, 'mk_copied', `n-${i}`, expiresAt);
+    });
     await expectLedgerConsistent(service);
     return { dir, before: await snapshot(service), rows: await dumpTables(service.store) };
   } finally {
@@ -127,6 +137,14 @@ describe('db copy', () => {
     expect(returned.stderr).toBe('');
     expect(returned.code).toBe(0);
     expect(await withStore({ kind: 'sqlite', file: databasePath(back) }, dumpTables)).toEqual(teamRows);
+    // The copied nonces back in their buckets: each still refused.
+    expect(teamRows.nonces).toHaveLength(COPIED_NONCE_EXPIRIES.length);
+    await withStore({ kind: 'sqlite', file: databasePath(back) }, async (store) => {
+      expect(await store.read((tx) => tx.all('SELECT bucket, nonce FROM nonces ORDER BY nonce'))).toEqual(
+        COPIED_NONCE_EXPIRIES.map((e, i) => ({ bucket: nonceBucket(e), nonce: `n-${i}` })),
+      );
+      for (const [i, expiresAt] of COPIED_NONCE_EXPIRIES.entries()) expect(await store.write((tx) => nonces.consume(tx, 'mk_copied', `n-${i}`, expiresAt))).toBe(false);
+    });
     expect(returned.json()).toMatchObject({ audit_chain: { entries: rows.audit_log!.length } });
     const desktop = await openService({ dataDir: back });
     try {
