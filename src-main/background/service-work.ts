@@ -145,8 +145,8 @@ export function createServiceWork(deps: ServiceWorkDeps) {
      * hundreds of thousands, and on SQLite one DELETE of them all held the
      * event loop for seconds (docs/decisions.md, "Purges in steps").
      * An aborted `signal` ends it after the step under way (shutdown).
-     * `pauseMs` between steps: the running service's pace (PURGE_PAUSE_MS);
-     * none for the CLI, with no requests to leave room for.
+     * `pauseMs` between steps: the running service's pace (PURGE_PAUSE_MS,
+     * background-work.ts); none when called directly (tests, bench/purge-probe.ts).
      */
     async purgeExpired(signal?: AbortSignal, options: { pauseMs?: number } = {}): Promise<{ purged: number; skipped: boolean }> {
       let purged = 0;
