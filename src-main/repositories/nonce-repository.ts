@@ -1,5 +1,5 @@
 import type { WriteTx } from '../store/store';
-import { NONCE_BUCKET_SECONDS, nonceBucket } from '../store/migrations/0012-nonce-buckets';
+import { nonceBucket } from '../store/migrations/0012-nonce-buckets';
 import type { MerchantRow } from './merchant-repository';
 
 /**
@@ -97,9 +97,10 @@ export function createNonceRepository() {
       return generation === null ? { merchant, fresh } : { merchant, fresh, generation };
     },
     /**
-     * Records the pair; false when it was already there (a replay). Two
-     * instances inserting the same pair at once: the second waits for the
-     * first's commit and then inserts nothing, so one nonce is accepted once.
+     * Records the pair; false when it was already there (a replay).
+     * PostgreSQL: two instances inserting the same pair at once, the second
+     * waits for the first's commit and then inserts nothing, so one nonce is
+     * accepted once. SQLite: one writer, its units one after another.
      */
     consume,
     /**
@@ -111,7 +112,7 @@ export function createNonceRepository() {
     purgeExpired(tx: WriteTx, now: number, limit: number): Promise<number> {
       if (tx.dialect === 'sqlite') {
         // Bucket b holds expiries before (b + 1) × NONCE_BUCKET_SECONDS: all past once that is no later than now.
-        const past = Math.floor(now / NONCE_BUCKET_SECONDS);
+        const past = nonceBucket(now);
         return tx.run(SQLITE_PURGE_NONCES, [past, past, limit]);
       }
       return tx.run(

@@ -2,7 +2,8 @@
  * Forward-only schema migrations, one versioned list for both engines. A
  * migration is never edited once landed; change the schema by appending the
  * next version. Each gives its DDL per engine (the same tables, columns and
- * indexes; PostgreSQL spells the types its way) and, optionally, data
+ * indexes; PostgreSQL spells the types its way; one exception, SQLite's
+ * nonces filed by bucket, 0012) and, optionally, data
  * changes in SQL both engines run. SQLite keeps the version in
  * `PRAGMA user_version`, PostgreSQL in `schema_migrations`.
  */
