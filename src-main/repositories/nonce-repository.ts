@@ -56,8 +56,8 @@ const MERCHANT_WITH_NONCE_POSTGRES = `WITH n AS (${INSERT_NONCE} RETURNING 1)
  */
 const MERCHANT_WITH_GENERATION_SQLITE = `SELECT m.*, g.generation AS row_generation FROM merchants m LEFT JOIN row_generation g ON g.id = 1 WHERE m.api_key = ?`;
 
-/** Records the pair; false when it was already there (a replay). */
-async function consume(tx: WriteTx, apiKey: string, nonce: string, expiresAt: number): Promise<boolean> {
+/** Records the pair; false when it was already there (a replay). Also the order repository's, for a claim already checked. */
+export async function consumeNonce(tx: WriteTx, apiKey: string, nonce: string, expiresAt: number): Promise<boolean> {
   if (tx.dialect === 'sqlite') return (await tx.run(SQLITE_INSERT_NONCE, sqliteNonceValues(apiKey, nonce, expiresAt))) === 1;
   return (await tx.run(INSERT_NONCE, [apiKey, nonce, expiresAt])) === 1;
 }
@@ -93,7 +93,7 @@ export function createNonceRepository() {
       const row = await tx.get<MerchantRow & { row_generation: string | null }>(MERCHANT_WITH_GENERATION_SQLITE, [apiKey]);
       if (!row) return { merchant: undefined, fresh: false };
       const { row_generation: generation, ...merchant } = row;
-      const fresh = await consume(tx, apiKey, nonce, expiresAt);
+      const fresh = await consumeNonce(tx, apiKey, nonce, expiresAt);
       return generation === null ? { merchant, fresh } : { merchant, fresh, generation };
     },
     /**
@@ -102,7 +102,7 @@ export function createNonceRepository() {
      * waits for the first's commit and then inserts nothing, so one nonce is
      * accepted once. SQLite: one writer, its units one after another.
      */
-    consume,
+    consume: consumeNonce,
     /**
      * Removes up to `limit` expired pairs, oldest first (a bounded step: see
      * service-work's purge). SQLite: whole buckets, once every pair in them

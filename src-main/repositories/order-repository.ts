@@ -1,6 +1,6 @@
 import { LIST_DEFAULT_LIMIT, LIST_PAGE_SIZES, ORDER_TYPES, type OrderStatus, type OrderType, type PayMethod } from '../../src-shared/constants';
 import { isUniqueViolation, type Dialect, type ReadTx, type WriteTx } from '../store/store';
-import { sqliteDeleteNonce, sqliteInsertNonce, sqliteNonceValues } from './nonce-repository';
+import { consumeNonce, sqliteDeleteNonce, sqliteInsertNonce, sqliteNonceValues } from './nonce-repository';
 
 export interface OrderRow {
   id: number;
@@ -149,7 +149,6 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
   // SQLite: the nonce statement, then the order (a unit of its own in the batch, which holds the write lock,
   // so nothing changes between its statements).
   const NONCE_IF_CURRENT_SQLITE = sqliteInsertNonce({ ifGeneration: true });
-  const NONCE_SQLITE = sqliteInsertNonce();
   // WriteTx.aloneFacts: the row generation a unit of this transaction found current, by NONCE_IF_CURRENT_SQLITE.
   const CURRENT_GENERATION = 'orders.current-generation';
   // PostgreSQL: one statement, its own transaction: the order only with the nonce. An order number or pay token
@@ -563,7 +562,7 @@ export function createOrderRepository({ seekFromOffset = DEFAULT_SEEK_FROM_OFFSE
     // An earlier unit of writeAlone in this batch's transaction found the claim's generation current, and
     // nothing can have replaced it since (WriteTx.aloneFacts): the nonce alone. Reading the generation at every
     // unit cost a list request about 3 µs of its 125 (docs/benchmarks.md, "Late evening on 2026-11-30").
-    if (tx.aloneFacts?.get(CURRENT_GENERATION) === claim.generation) return (await tx.run(NONCE_SQLITE, sqliteNonceValues(claim.apiKey, claim.nonce, claim.nonceExpiresAt))) === 1;
+    if (tx.aloneFacts?.get(CURRENT_GENERATION) === claim.generation) return consumeNonce(tx, claim.apiKey, claim.nonce, claim.nonceExpiresAt);
     const recorded = (await tx.run(NONCE_IF_CURRENT_SQLITE, sqliteNonceValues(claim.apiKey, claim.nonce, claim.nonceExpiresAt, claim.generation))) === 1;
     // Recorded: the generation was the claim's (a used nonce or a moved generation tells nothing).
     if (recorded) tx.aloneFacts?.set(CURRENT_GENERATION, claim.generation);

@@ -23,7 +23,7 @@ export function nonceBucket(expiresAt: number): number {
  * expires_at. A purge took the oldest rows by that index and removed each
  * from the key's tree too: one page of it per row, all over the file. After
  * a busy spell (300,000 nonces in the bench's createOrder rounds) the purge
- * wrote gigabytes of WAL in a few seconds, and the store's WAL start-overs
+ * wrote a page of WAL per row, and the store's WAL start-overs
  * and the checkpointer's fsyncs held requests behind it for 100–200 ms
  * (docs/benchmarks.md, "Early morning on 2026-12-01"). Keyed by bucket
  * first, what a purge removes is one run of neighbouring pages, and each
@@ -38,7 +38,7 @@ export function nonceBucket(expiresAt: number): number {
  * and with several instances on one database, a replay check across two
  * buckets could miss a row another instance has not committed yet, where a
  * key on (api_key, nonce) alone makes the second insert wait for it
- * (docs/decisions.md, "Nonces by time bucket").
+ * (docs/decisions.md, "Purges in steps").
  */
 export const migration0012NonceBuckets: Migration = {
   version: 12,
